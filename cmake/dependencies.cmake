@@ -1,0 +1,12 @@
+# Third-party libraries, all from Debian packages (scripts/bootstrap.sh installs them).
+find_package(PkgConfig REQUIRED)
+find_package(MPI REQUIRED COMPONENTS C CXX)
+find_package(Threads REQUIRED)
+find_package(fmt REQUIRED)
+find_package(tomlplusplus REQUIRED)
+find_package(CLI11 REQUIRED)
+pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+if(CAIRN_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()

@@ -1,0 +1,29 @@
+# cairn_module(NAME SOURCES ... DEPS ... [PUBLIC_DEPS ...])
+# Builds one layer as the static target cairn_<NAME>; the shared and static
+# libcairn are assembled from these. DEPS lists the layers below it that it uses.
+set(CAIRN_MODULES "" CACHE INTERNAL "")
+
+function(cairn_module name)
+  cmake_parse_arguments(M "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(cairn_${name} STATIC ${M_SOURCES})
+  target_include_directories(cairn_${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
+  target_compile_definitions(cairn_${name} PRIVATE CAIRN_BUILDING_LIBRARY)
+  target_link_libraries(cairn_${name} PUBLIC ${M_DEPS})
+  set(CAIRN_MODULES ${CAIRN_MODULES} cairn_${name} CACHE INTERNAL "")
+endfunction()
+
+# cairn_unit_test(NAME SOURCES ... DEPS ...): one GoogleTest binary per module,
+# registered with CTest under the label `unit`.
+function(cairn_unit_test name)
+  if(NOT CAIRN_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 300)
+endfunction()

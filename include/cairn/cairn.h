@@ -1,0 +1,120 @@
+/*
+ * cairn.h — the C API of Cairn, a multi-level checkpoint/restart runtime for
+ * MPI applications.
+ *
+ * Conventions (hold for every function below):
+ *  - Every call returns CAIRN_SUCCESS (0) or a negative CAIRN_E_* code. The
+ *    values of the codes are pinned and never change meaning.
+ *  - cairn_error_message(code) returns a readable sentence naming the cause
+ *    (file, key, rank) of the last error this thread saw, or a generic text
+ *    for the code. The library never calls exit, abort or MPI_Abort.
+ *  - Calls marked "collective" must be made by every rank of the
+ *    communicator given to cairn_init, in the same order, with the same
+ *    name and version arguments.
+ *  - One Cairn instance per process. The functions are not meant to be
+ *    called concurrently from several threads; the background flush runs on
+ *    a thread of Cairn's own.
+ *
+ * Define CAIRN_NO_MPI before including this header to use Cairn without
+ * <mpi.h> (cairn_init is then not declared; use cairn_init_single).
+ */
+#ifndef CAIRN_CAIRN_H_
+#define CAIRN_CAIRN_H_
+
+#include <stddef.h>
+
+#ifndef CAIRN_NO_MPI
+#include <mpi.h>
+#endif
+
+#include "cairn/version.h"
+
+#if defined(CAIRN_BUILDING_LIBRARY)
+#define CAIRN_EXPORT __attribute__((visibility("default")))
+#else
+#define CAIRN_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes. Values are pinned: new codes are appended, none is reused. */
+typedef enum cairn_status {
+  CAIRN_SUCCESS = 0,
+  CAIRN_E_INVALID_ARGUMENT = -1, /* NULL pointer, zero size, bad name */
+  CAIRN_E_NOT_INITIALIZED = -2,  /* call before cairn_init or after finalize */
+  CAIRN_E_ALREADY_INITIALIZED = -3,
+  CAIRN_E_CONFIG = -4,           /* unknown key or bad value in configuration */
+  CAIRN_E_IO = -5,               /* the operating system reported an error */
+  CAIRN_E_NO_SPACE = -6,         /* a tier is full */
+  CAIRN_E_CORRUPT = -7,          /* stored data failed verification */
+  CAIRN_E_NOT_FOUND = -8,        /* no such checkpoint, version or region */
+  CAIRN_E_MISMATCH = -9,         /* regions differ from the checkpoint's */
+  CAIRN_E_COMM = -10,            /* MPI reported an error */
+  CAIRN_E_INTERNAL = -11,        /* a bug in Cairn: please report it */
+  CAIRN_E_UNSUPPORTED = -12      /* feature not available on this system */
+} cairn_status;
+
+/* Version of the library actually linked (compare with CAIRN_VERSION_NUMBER). */
+CAIRN_EXPORT int cairn_version(void);
+
+#ifndef CAIRN_NO_MPI
+/* Collective over comm. Reads config_path (NULL: $CAIRN_CONFIG if set, else
+ * built-in defaults), applies CAIRN_<SECTION>_<KEY> environment overrides,
+ * opens the tiers. comm is duplicated; the caller may free its own. */
+CAIRN_EXPORT int cairn_init(MPI_Comm comm, const char *config_path);
+#endif
+
+/* As cairn_init for a process that does not use MPI (one rank, one node). */
+CAIRN_EXPORT int cairn_init_single(const char *config_path);
+
+/* Registers count * elem_size bytes at ptr as region id (id >= 0). The memory
+ * stays owned by the caller and must stay valid until unprotect/finalize.
+ * Protecting an id again replaces its previous registration. */
+CAIRN_EXPORT int cairn_protect(int id, void *ptr, size_t count, size_t elem_size);
+
+/* Forgets region id. CAIRN_E_NOT_FOUND if id was not protected. */
+CAIRN_EXPORT int cairn_unprotect(int id);
+
+/* Collective. Saves every protected region and every file routed since the
+ * last checkpoint as version `version` (>= 0) of checkpoint `name`. Returns
+ * when the version is committed on its first tier; draining to lower tiers
+ * continues in the background. */
+CAIRN_EXPORT int cairn_checkpoint(const char *name, int version);
+
+/* Blocks until background work (drain to lower tiers) is done. Returns the
+ * first error that work met, if any. */
+CAIRN_EXPORT int cairn_checkpoint_wait(void);
+
+/* Collective. The newest version <= max_version (max_version < 0: any) of
+ * checkpoint `name` that every rank can recover from some tier, or -1 when
+ * there is none. A negative error code (< -1) is never returned here: errors
+ * are reported as "none", with the cause in cairn_error_message. */
+CAIRN_EXPORT int cairn_restart_test(const char *name, int max_version);
+
+/* Collective. Restores every protected region (and routed file) from version
+ * `version` of `name`, reading each part from the fastest valid copy and
+ * falling back to slower tiers, then to older versions, when a copy is
+ * missing or damaged. Returns the version actually restored (>= 0), or an
+ * error. Region ids, counts and sizes must match the checkpoint's; if they do
+ * not, CAIRN_E_MISMATCH is returned and protected memory is left untouched. */
+CAIRN_EXPORT int cairn_restart(const char *name, int version);
+
+/* File mode: writes into path_out (capacity len) the path where this rank
+ * should write (or, after cairn_restart, read) the file named `logical`.
+ * Files written there become part of the next checkpoint. */
+CAIRN_EXPORT int cairn_route_file(const char *logical, char *path_out, size_t len);
+
+/* Waits for background work, releases every resource. Collective. */
+CAIRN_EXPORT int cairn_finalize(void);
+
+/* Readable text for code; for the code of this thread's last error, the
+ * detailed message of that error. Never NULL. */
+CAIRN_EXPORT const char *cairn_error_message(int code);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CAIRN_CAIRN_H_ */

@@ -1,0 +1,67 @@
+#include "env/env.h"
+
+#include <unistd.h>
+
+namespace cairn {
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string JoinPath(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (a.back() == '/') return a + b;
+  return a + "/" + b;
+}
+
+Result<std::string> Env::ReadFileToString(const std::string& path) {
+  CAIRN_ASSIGN_OR_RETURN(auto file, NewReadableFile(path));
+  std::string out(file->size(), '\0');
+  CAIRN_RETURN_IF_ERROR(file->ReadAt(0, out.data(), out.size()));
+  return out;
+}
+
+Status Env::WriteFileAtomic(const std::string& path, const void* data, size_t n, bool sync) {
+  // The temporary name carries the pid so that two writers never share one.
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    CAIRN_ASSIGN_OR_RETURN(auto file, NewWritableFile(tmp, WriteOptions{}));
+    Status s = file->Append(data, n);
+    if (s.ok() && sync) s = file->Sync();
+    if (s.ok()) s = file->Close();
+    if (!s.ok()) {
+      (void)DeleteFile(tmp);
+      return s;
+    }
+  }
+  Status s = RenameFile(tmp, path);
+  if (!s.ok()) {
+    (void)DeleteFile(tmp);
+    return s;
+  }
+  return sync ? SyncDir(DirName(path)) : Status::Ok();
+}
+
+Status Env::DeleteRecursive(const std::string& path) {
+  auto entries = ListDir(path);
+  if (!entries.ok()) {
+    if (entries.status().code() == Code::kNotFound) return Status::Ok();
+    // Not a directory: a plain file.
+    return FileExists(path) ? DeleteFile(path) : Status::Ok();
+  }
+  for (const auto& entry : *entries) {
+    std::string child = JoinPath(path, entry.name);
+    CAIRN_RETURN_IF_ERROR(entry.is_dir ? DeleteRecursive(child) : DeleteFile(child));
+  }
+  return DeleteDir(path);
+}
+
+}  // namespace cairn

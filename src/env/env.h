@@ -1,0 +1,148 @@
+// Env: the one seam through which Cairn touches the file system and maps
+// files. Three implementations: the real POSIX one (NewPosixEnv), an
+// in-memory one for fast tests (NewMemEnv), and FaultEnv (fault_env.h), which
+// wraps another Env to fail or lose writes on purpose.
+// Thread-safety: Env methods may be called from several threads at once; a
+// single WritableFile / ReadableFile / MappedFile must not be shared between
+// threads without external locking.
+#ifndef CAIRN_ENV_ENV_H_
+#define CAIRN_ENV_ENV_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace cairn {
+
+// A file being written from the start, sequentially.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  // Appends n bytes. On failure the file's contents are unspecified.
+  virtual Status Append(const void* data, size_t n) = 0;
+  // Makes everything appended so far durable (fsync).
+  virtual Status Sync() = 0;
+  // Releases the descriptor; implied by destruction (whose error is lost).
+  virtual Status Close() = 0;
+  virtual const std::string& path() const = 0;
+};
+
+class ReadableFile {
+ public:
+  virtual ~ReadableFile() = default;
+  // Reads exactly n bytes at offset into dst; a short file is kCorrupt.
+  virtual Status ReadAt(uint64_t offset, void* dst, size_t n) const = 0;
+  virtual uint64_t size() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// A file mapped into memory, shared with the file (writes reach the file).
+class MappedFile {
+ public:
+  virtual ~MappedFile() = default;
+  virtual uint8_t* data() = 0;
+  virtual uint64_t size() const = 0;
+  // Makes the mapped contents durable (msync), where the medium needs it.
+  virtual Status Sync() = 0;
+};
+
+struct WriteOptions {
+  bool direct_io = false;        // O_DIRECT if the file system allows it
+  uint64_t expected_size = 0;    // preallocate when known (0: unknown)
+};
+
+struct DirEntry {
+  std::string name;
+  bool is_dir = false;
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // Creates (or truncates) path for writing, private to the user (0600).
+  virtual Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path,
+                                                                const WriteOptions& options) = 0;
+  virtual Result<std::unique_ptr<ReadableFile>> NewReadableFile(const std::string& path) = 0;
+  // Maps path read-only (writable = false) or read-write; a writable mapping
+  // of a missing or shorter file creates or extends it to size bytes.
+  virtual Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path, uint64_t size,
+                                                      bool writable) = 0;
+
+  // Atomic replace of `to` by `from` (rename(2)).
+  virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+  virtual Status DeleteFile(const std::string& path) = 0;
+  // mkdir -p with mode 0700; existing directories are fine.
+  virtual Status CreateDirs(const std::string& path) = 0;
+  // Removes an empty directory.
+  virtual Status DeleteDir(const std::string& path) = 0;
+  // Makes the directory's entries (creations, renames) durable.
+  virtual Status SyncDir(const std::string& path) = 0;
+  // Entries other than "." and ".."; kNotFound when path does not exist.
+  virtual Result<std::vector<DirEntry>> ListDir(const std::string& path) = 0;
+  virtual bool FileExists(const std::string& path) = 0;
+  virtual Result<uint64_t> FileSize(const std::string& path) = 0;
+  // Bytes still free on the file system holding path.
+  virtual Result<uint64_t> FreeSpace(const std::string& path) = 0;
+  // Whole file as a string (small files: configs, manifests).
+  virtual Result<std::string> ReadFileToString(const std::string& path);
+  // Writes data to path through a temporary name, persists it when `sync`,
+  // renames it into place and persists the directory: the commit protocol.
+  virtual Status WriteFileAtomic(const std::string& path, const void* data, size_t n, bool sync);
+  // Deletes path and everything under it; missing is fine.
+  virtual Status DeleteRecursive(const std::string& path);
+};
+
+// The real file system. Never null; owned by the callee (lives forever).
+Env* PosixEnv();
+// A private in-memory file system (tests).
+std::unique_ptr<Env> NewMemEnv();
+
+// Directory part of a path ("a/b/c" -> "a/b"; "c" -> ".").
+std::string DirName(const std::string& path);
+std::string BaseName(const std::string& path);
+std::string JoinPath(const std::string& a, const std::string& b);
+
+// EnvWrapper forwards every call to `target`, so a subclass overrides only
+// what it needs (the LevelDB pattern).
+class EnvWrapper : public Env {
+ public:
+  explicit EnvWrapper(Env* target) : target_(target) {}
+  Env* target() const { return target_; }
+
+  Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& p,
+                                                        const WriteOptions& o) override {
+    return target_->NewWritableFile(p, o);
+  }
+  Result<std::unique_ptr<ReadableFile>> NewReadableFile(const std::string& p) override {
+    return target_->NewReadableFile(p);
+  }
+  Result<std::unique_ptr<MappedFile>> MapFile(const std::string& p, uint64_t size,
+                                              bool writable) override {
+    return target_->MapFile(p, size, writable);
+  }
+  Status RenameFile(const std::string& f, const std::string& t) override {
+    return target_->RenameFile(f, t);
+  }
+  Status DeleteFile(const std::string& p) override { return target_->DeleteFile(p); }
+  Status CreateDirs(const std::string& p) override { return target_->CreateDirs(p); }
+  Status DeleteDir(const std::string& p) override { return target_->DeleteDir(p); }
+  Status SyncDir(const std::string& p) override { return target_->SyncDir(p); }
+  Result<std::vector<DirEntry>> ListDir(const std::string& p) override {
+    return target_->ListDir(p);
+  }
+  bool FileExists(const std::string& p) override { return target_->FileExists(p); }
+  Result<uint64_t> FileSize(const std::string& p) override { return target_->FileSize(p); }
+  Result<uint64_t> FreeSpace(const std::string& p) override { return target_->FreeSpace(p); }
+
+ private:
+  Env* target_;
+};
+
+}  // namespace cairn
+
+#endif  // CAIRN_ENV_ENV_H_

@@ -1,0 +1,123 @@
+#include "env/env.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+namespace cairn {
+namespace {
+
+// Runs every test against the POSIX env (in a fresh temporary directory) and
+// the in-memory env, so both keep the same contract.
+class EnvTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (GetParam()) {
+      env_ = PosixEnv();
+      char tmpl[] = "/tmp/cairn-env-test-XXXXXX";
+      ASSERT_NE(::mkdtemp(tmpl), nullptr);
+      root_ = tmpl;
+    } else {
+      owned_ = NewMemEnv();
+      env_ = owned_.get();
+      root_ = "/mem";
+      ASSERT_TRUE(env_->CreateDirs(root_).ok());
+    }
+  }
+  void TearDown() override { (void)env_->DeleteRecursive(root_); }
+
+  std::unique_ptr<Env> owned_;
+  Env* env_ = nullptr;
+  std::string root_;
+};
+
+TEST_P(EnvTest, WriteReadRoundTrip) {
+  std::string path = JoinPath(root_, "a");
+  std::string data(100000, 'x');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
+  for (bool direct : {false, true}) {
+    {
+      auto file = env_->NewWritableFile(path, WriteOptions{direct, 0});
+      ASSERT_TRUE(file.ok()) << file.status().ToString();
+      ASSERT_TRUE((*file)->Append(data.data(), 5000).ok());
+      ASSERT_TRUE((*file)->Append(data.data() + 5000, data.size() - 5000).ok());
+      ASSERT_TRUE((*file)->Sync().ok());
+      ASSERT_TRUE((*file)->Close().ok());
+    }
+    auto back = env_->ReadFileToString(path);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, data) << "direct=" << direct;
+  }
+}
+
+TEST_P(EnvTest, ShortReadIsCorrupt) {
+  std::string path = JoinPath(root_, "short");
+  ASSERT_TRUE(env_->WriteFileAtomic(path, "abc", 3, true).ok());
+  auto file = env_->NewReadableFile(path);
+  ASSERT_TRUE(file.ok());
+  char buf[8];
+  EXPECT_EQ((*file)->ReadAt(0, buf, 8).code(), Code::kCorrupt);
+  EXPECT_TRUE((*file)->ReadAt(1, buf, 2).ok());
+  EXPECT_EQ(std::memcmp(buf, "bc", 2), 0);
+}
+
+TEST_P(EnvTest, MissingFileIsNotFound) {
+  EXPECT_EQ(env_->NewReadableFile(JoinPath(root_, "none")).status().code(), Code::kNotFound);
+  EXPECT_EQ(env_->ListDir(JoinPath(root_, "none")).status().code(), Code::kNotFound);
+  EXPECT_EQ(env_->FileSize(JoinPath(root_, "none")).status().code(), Code::kNotFound);
+}
+
+TEST_P(EnvTest, DirectoriesListAndDelete) {
+  ASSERT_TRUE(env_->CreateDirs(JoinPath(root_, "x/y/z")).ok());
+  ASSERT_TRUE(env_->WriteFileAtomic(JoinPath(root_, "x/f"), "1", 1, false).ok());
+  auto entries = env_->ListDir(JoinPath(root_, "x"));
+  ASSERT_TRUE(entries.ok());
+  std::vector<std::string> names;
+  for (const auto& e : *entries) names.push_back(e.name + (e.is_dir ? "/" : ""));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"f", "y/"}));
+  ASSERT_TRUE(env_->DeleteRecursive(JoinPath(root_, "x")).ok());
+  EXPECT_FALSE(env_->FileExists(JoinPath(root_, "x")));
+}
+
+TEST_P(EnvTest, AtomicWriteReplaces) {
+  std::string path = JoinPath(root_, "m");
+  ASSERT_TRUE(env_->WriteFileAtomic(path, "old", 3, true).ok());
+  ASSERT_TRUE(env_->WriteFileAtomic(path, "newer", 5, true).ok());
+  EXPECT_EQ(*env_->ReadFileToString(path), "newer");
+  auto entries = env_->ListDir(root_);
+  ASSERT_TRUE(entries.ok());
+  EXPECT_EQ(entries->size(), 1u) << "temporary file left behind";
+}
+
+TEST_P(EnvTest, MapFileWritesReachFile) {
+  std::string path = JoinPath(root_, "map");
+  {
+    auto map = env_->MapFile(path, 8192, true);
+    ASSERT_TRUE(map.ok()) << map.status().ToString();
+    std::memset((*map)->data(), 'q', 8192);
+    ASSERT_TRUE((*map)->Sync().ok());
+  }
+  EXPECT_EQ(*env_->FileSize(path), 8192u);
+  auto map = env_->MapFile(path, 0, false);
+  ASSERT_TRUE(map.ok());
+  EXPECT_EQ((*map)->data()[8191], 'q');
+}
+
+INSTANTIATE_TEST_SUITE_P(PosixAndMem, EnvTest, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "Posix" : "Mem"; });
+
+TEST(PathTest, Helpers) {
+  EXPECT_EQ(DirName("a/b/c"), "a/b");
+  EXPECT_EQ(DirName("c"), ".");
+  EXPECT_EQ(DirName("/c"), "/");
+  EXPECT_EQ(BaseName("a/b/c"), "c");
+  EXPECT_EQ(JoinPath("a/", "b"), "a/b");
+  EXPECT_EQ(JoinPath("a", "b"), "a/b");
+}
+
+}  // namespace
+}  // namespace cairn

@@ -1,0 +1,313 @@
+// The real file system. Only this file (and mem_env/fault_env, which wrap
+// Env) performs file system calls for the library.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "env/env.h"
+
+namespace cairn {
+namespace {
+
+constexpr size_t kDirectAlign = 4096;
+constexpr size_t kDirectBuffer = 4 << 20;
+
+Status Errno(const std::string& what, const std::string& path) {
+  return ErrnoError(errno, what, path);
+}
+
+Status WriteAll(int fd, const void* data, size_t n, const std::string& path) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return Errno("write", path);
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return Status::Ok();
+}
+
+class PosixWritableFile final : public WritableFile {
+ public:
+  PosixWritableFile(int fd, std::string path, bool direct)
+      : fd_(fd), path_(std::move(path)), direct_(direct) {
+    if (direct_) {
+      buffer_ = static_cast<char*>(std::aligned_alloc(kDirectAlign, kDirectBuffer));
+    }
+  }
+  ~PosixWritableFile() override {
+    (void)Close();
+  }
+
+  Status Append(const void* data, size_t n) override {
+    if (!direct_) return WriteAll(fd_, data, n, path_);
+    // O_DIRECT needs aligned buffers and lengths: stage through buffer_.
+    const char* p = static_cast<const char*>(data);
+    while (n > 0) {
+      size_t take = std::min(n, kDirectBuffer - used_);
+      std::memcpy(buffer_ + used_, p, take);
+      used_ += take;
+      p += take;
+      n -= take;
+      if (used_ == kDirectBuffer) {
+        CAIRN_RETURN_IF_ERROR(WriteAll(fd_, buffer_, used_, path_));
+        used_ = 0;
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status Sync() override {
+    CAIRN_RETURN_IF_ERROR(FlushTail());
+    if (::fdatasync(fd_) != 0) return Errno("fdatasync", path_);
+    return Status::Ok();
+  }
+
+  Status Close() override {
+    if (fd_ < 0) return Status::Ok();
+    Status s = FlushTail();
+    if (::close(fd_) != 0 && s.ok()) s = Errno("close", path_);
+    fd_ = -1;
+    std::free(buffer_);
+    buffer_ = nullptr;
+    return s;
+  }
+
+  const std::string& path() const override { return path_; }
+
+ private:
+  // Writes what is staged: the aligned head with O_DIRECT, the unaligned
+  // tail after turning O_DIRECT off (Linux allows that with fcntl).
+  Status FlushTail() {
+    if (!direct_ || used_ == 0) return Status::Ok();
+    size_t aligned = used_ / kDirectAlign * kDirectAlign;
+    if (aligned > 0) CAIRN_RETURN_IF_ERROR(WriteAll(fd_, buffer_, aligned, path_));
+    if (aligned < used_) {
+      int flags = ::fcntl(fd_, F_GETFL);
+      if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) {
+        return Errno("fcntl(O_DIRECT off)", path_);
+      }
+      direct_ = false;
+      CAIRN_RETURN_IF_ERROR(WriteAll(fd_, buffer_ + aligned, used_ - aligned, path_));
+    }
+    used_ = 0;
+    return Status::Ok();
+  }
+
+  int fd_;
+  std::string path_;
+  bool direct_;
+  char* buffer_ = nullptr;
+  size_t used_ = 0;
+};
+
+class PosixReadableFile final : public ReadableFile {
+ public:
+  PosixReadableFile(int fd, std::string path, uint64_t size)
+      : fd_(fd), path_(std::move(path)), size_(size) {}
+  ~PosixReadableFile() override { ::close(fd_); }
+
+  Status ReadAt(uint64_t offset, void* dst, size_t n) const override {
+    char* p = static_cast<char*>(dst);
+    while (n > 0) {
+      ssize_t r = ::pread(fd_, p, n, static_cast<off_t>(offset));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return Errno("read", path_);
+      }
+      if (r == 0) return Error(Code::kCorrupt, "'{}' is truncated at byte {}", path_, offset);
+      p += r;
+      n -= static_cast<size_t>(r);
+      offset += static_cast<uint64_t>(r);
+    }
+    return Status::Ok();
+  }
+  uint64_t size() const override { return size_; }
+  const std::string& path() const override { return path_; }
+
+ private:
+  int fd_;
+  std::string path_;
+  uint64_t size_;
+};
+
+class PosixMappedFile final : public MappedFile {
+ public:
+  PosixMappedFile(uint8_t* data, uint64_t size) : data_(data), size_(size) {}
+  ~PosixMappedFile() override {
+    if (data_ != nullptr) ::munmap(data_, size_);
+  }
+  uint8_t* data() override { return data_; }
+  uint64_t size() const override { return size_; }
+  Status Sync() override {
+    if (data_ != nullptr && ::msync(data_, size_, MS_SYNC) != 0) return Errno("msync", "mapping");
+    return Status::Ok();
+  }
+
+ private:
+  uint8_t* data_;
+  uint64_t size_;
+};
+
+class PosixEnvImpl final : public Env {
+ public:
+  Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path,
+                                                        const WriteOptions& options) override {
+    int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    bool direct = options.direct_io;
+    int fd = ::open(path.c_str(), flags | (direct ? O_DIRECT : 0), 0600);
+    if (fd < 0 && direct && errno == EINVAL) {  // tmpfs and others refuse O_DIRECT
+      direct = false;
+      fd = ::open(path.c_str(), flags, 0600);
+    }
+    if (fd < 0) return Errno("create", path);
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(fd, path, direct));
+  }
+
+  Result<std::unique_ptr<ReadableFile>> NewReadableFile(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
+      return Errno("open", path);
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      Status s = Errno("stat", path);
+      ::close(fd);
+      return s;
+    }
+    return std::unique_ptr<ReadableFile>(
+        new PosixReadableFile(fd, path, static_cast<uint64_t>(st.st_size)));
+  }
+
+  Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path, uint64_t size,
+                                              bool writable) override {
+    int fd = ::open(path.c_str(), (writable ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
+      return Errno("open", path);
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      Status s = Errno("stat", path);
+      ::close(fd);
+      return s;
+    }
+    uint64_t have = static_cast<uint64_t>(st.st_size);
+    if (!writable) size = have;
+    if (writable && have < size) {
+      // posix_fallocate reserves the pages now, so a full tmpfs fails here
+      // with ENOSPC instead of with SIGBUS on first touch.
+      int err = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
+      if (err != 0) {
+        ::close(fd);
+        return ErrnoError(err, "allocate", path);
+      }
+    }
+    if (size == 0) {
+      ::close(fd);
+      return std::unique_ptr<MappedFile>(new PosixMappedFile(nullptr, 0));
+    }
+    void* p = ::mmap(nullptr, size, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED,
+                     fd, 0);
+    Status s = p == MAP_FAILED ? Errno("mmap", path) : Status::Ok();
+    ::close(fd);
+    if (!s.ok()) return s;
+    return std::unique_ptr<MappedFile>(new PosixMappedFile(static_cast<uint8_t*>(p), size));
+  }
+
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) return Errno("rename to '" + to + "'", from);
+    return Status::Ok();
+  }
+
+  Status DeleteFile(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("delete", path);
+    return Status::Ok();
+  }
+
+  Status CreateDirs(const std::string& path) override {
+    if (path.empty()) return Status::Ok();
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) return Status::Ok();
+      return Error(Code::kIo, "'{}' exists and is not a directory", path);
+    }
+    std::string parent = DirName(path);
+    if (parent != path) CAIRN_RETURN_IF_ERROR(CreateDirs(parent));
+    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return Errno("mkdir", path);
+    return Status::Ok();
+  }
+
+  Status DeleteDir(const std::string& path) override {
+    if (::rmdir(path.c_str()) != 0 && errno != ENOENT) return Errno("rmdir", path);
+    return Status::Ok();
+  }
+
+  Status SyncDir(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return Errno("open directory", path);
+    int rc = ::fsync(fd);
+    ::close(fd);
+    // Some file systems (tmpfs) do not sync directories; nothing is lost there.
+    if (rc != 0 && errno != EINVAL) return Errno("fsync directory", path);
+    return Status::Ok();
+  }
+
+  Result<std::vector<DirEntry>> ListDir(const std::string& path) override {
+    DIR* dir = ::opendir(path.c_str());
+    if (dir == nullptr) {
+      if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
+      return Errno("list", path);
+    }
+    std::vector<DirEntry> out;
+    while (struct dirent* e = ::readdir(dir)) {
+      std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      bool is_dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_UNKNOWN) {
+        struct stat st;
+        is_dir = ::stat(JoinPath(path, name).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+      }
+      out.push_back({name, is_dir});
+    }
+    ::closedir(dir);
+    return out;
+  }
+
+  bool FileExists(const std::string& path) override { return ::access(path.c_str(), F_OK) == 0; }
+
+  Result<uint64_t> FileSize(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
+      return Errno("stat", path);
+    }
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  Result<uint64_t> FreeSpace(const std::string& path) override {
+    struct statvfs st;
+    if (::statvfs(path.c_str(), &st) != 0) return Errno("statvfs", path);
+    return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+  }
+};
+
+}  // namespace
+
+Env* PosixEnv() {
+  static Env* env = new PosixEnvImpl();  // never destroyed: used by threads at exit
+  return env;
+}
+
+}  // namespace cairn

@@ -1,0 +1,46 @@
+// Comm: the collective operations Cairn needs, and the (virtual) node
+// topology. The MPI implementation (mpi_comm.h) is the only code in Cairn
+// that calls MPI; SingleComm serves processes without MPI and unit tests.
+// Every collective must be called by all ranks in the same order.
+// Thread-safety: a Comm is used from the application's thread only.
+#ifndef CAIRN_COMM_COMM_H_
+#define CAIRN_COMM_COMM_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+
+namespace cairn {
+
+class Comm {
+ public:
+  virtual ~Comm() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Node this rank runs on (0..nodes()-1), real or virtual.
+  virtual int node() const = 0;
+  virtual int nodes() const = 0;
+  // Ranks that share this rank's node.
+  virtual int ranks_on_node() const = 0;
+
+  virtual Status Barrier() = 0;
+  // Element-wise minimum / maximum / sum over ranks, in place.
+  virtual Status AllreduceMin(std::vector<int64_t>& values) = 0;
+  virtual Status AllreduceMax(std::vector<int64_t>& values) = 0;
+  virtual Status AllreduceSum(std::vector<double>& values) = 0;
+  // Every rank's value, indexed by rank.
+  virtual Result<std::vector<int64_t>> Allgather(int64_t value) = 0;
+
+  // Convenience over AllreduceMin.
+  Result<int64_t> Min(int64_t value);
+  Result<int64_t> Max(int64_t value);
+  Result<bool> AllTrue(bool value);
+};
+
+std::unique_ptr<Comm> NewSingleComm();
+
+}  // namespace cairn
+
+#endif  // CAIRN_COMM_COMM_H_

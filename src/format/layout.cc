@@ -1,0 +1,55 @@
+#include "format/layout.h"
+
+#include <cctype>
+#include <cstdlib>
+
+namespace cairn {
+
+Status ValidateName(const std::string& what, const std::string& name) {
+  if (name.empty()) return Error(Code::kInvalidArgument, "{} is empty", what);
+  if (name.size() > kMaxNameLength) {
+    return Error(Code::kInvalidArgument, "{} is {} characters long (at most {})", what,
+                 name.size(), kMaxNameLength);
+  }
+  if (name[0] == '.') {
+    return Error(Code::kInvalidArgument, "{} '{}' must not start with '.'", what, name);
+  }
+  for (char ch : name) {
+    bool ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-';
+    if (!ok) {
+      return Error(Code::kInvalidArgument,
+                   "{} '{}' may contain only letters, digits, '.', '_' and '-'", what, name);
+    }
+  }
+  return Status::Ok();
+}
+
+std::string VersionDirName(int64_t version) { return fmt::format("v{:010}", version); }
+
+std::optional<int64_t> ParseVersionDirName(const std::string& name) {
+  if (name.size() != 11 || name[0] != 'v') return std::nullopt;
+  for (size_t i = 1; i < name.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::nullopt;
+  }
+  return std::strtoll(name.c_str() + 1, nullptr, 10);
+}
+
+std::string PartFileName(int rank) { return fmt::format("r{:06}.part", rank); }
+std::string ManifestFileName(int rank) { return fmt::format("r{:06}.manifest", rank); }
+std::string RoutedFileName(int rank, const std::string& logical) {
+  return fmt::format("r{:06}.f.{}", rank, logical);
+}
+
+std::optional<int> ParseManifestFileName(const std::string& name) {
+  static const std::string kSuffix = ".manifest";
+  if (name.size() != 7 + kSuffix.size() || name[0] != 'r' ||
+      name.compare(7, kSuffix.size(), kSuffix) != 0) {
+    return std::nullopt;
+  }
+  for (size_t i = 1; i < 7; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::nullopt;
+  }
+  return std::atoi(name.c_str() + 1);
+}
+
+}  // namespace cairn

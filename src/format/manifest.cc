@@ -1,0 +1,137 @@
+#include "format/manifest.h"
+
+#include <cstring>
+
+#include "codec/crc32c.h"
+#include "format/bytes.h"
+#include "format/layout.h"
+
+namespace cairn {
+namespace {
+constexpr size_t kMaxFiles = 1 << 20;
+}
+
+uint64_t Manifest::DataBytes() const {
+  uint64_t total = 0;
+  for (const auto& f : files) total += f.size;
+  return total;
+}
+
+std::string Manifest::Encode() const {
+  ByteWriter w;
+  w.Bytes(std::string_view(kManifestMagic, 8));
+  w.U32(kFormatVersion);
+  w.U32(kBlockSize);
+  w.I64(version);
+  w.U32(static_cast<uint32_t>(rank));
+  w.U32(static_cast<uint32_t>(nranks));
+  w.F64(created);
+  w.String16(name);
+  w.U32(static_cast<uint32_t>(files.size()));
+  for (const auto& f : files) {
+    w.U8(static_cast<uint8_t>(f.kind));
+    w.String16(f.name);
+    w.String16(f.logical);
+    w.U64(f.size);
+    w.U32(static_cast<uint32_t>(f.extents.size()));
+    for (const auto& e : f.extents) {
+      w.U64(e.offset);
+      w.U64(e.length);
+      for (uint32_t crc : e.crcs) w.U32(crc);
+    }
+  }
+  w.U32(Crc32c(w.data().data(), w.data().size()));
+  return std::move(w.data());
+}
+
+Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& origin) {
+  auto corrupt = [&](const char* why) { return Error(Code::kCorrupt, "manifest '{}': {}", origin, why); };
+  if (bytes.size() < 12) return corrupt("truncated");
+  uint32_t stored;
+  std::memcpy(&stored, bytes.data() + bytes.size() - 4, 4);
+  if (Crc32c(bytes.data(), bytes.size() - 4) != stored) return corrupt("checksum mismatch");
+  ByteReader r(std::string_view(bytes).substr(0, bytes.size() - 4));
+  if (r.Bytes(8) != std::string(kManifestMagic, 8)) return corrupt("bad magic");
+  if (r.U32() != kFormatVersion) return corrupt("unknown format version");
+  if (r.U32() != kBlockSize) return corrupt("unsupported block size");
+  Manifest m;
+  m.version = r.I64();
+  m.rank = static_cast<int32_t>(r.U32());
+  m.nranks = static_cast<int32_t>(r.U32());
+  m.created = r.F64();
+  m.name = r.String16();
+  uint32_t nfiles = r.U32();
+  if (!r.ok() || nfiles > kMaxFiles) return corrupt("bad file count");
+  for (uint32_t i = 0; i < nfiles && r.ok(); ++i) {
+    FileEntry f;
+    f.kind = static_cast<FileKind>(r.U8());
+    f.name = r.String16();
+    f.logical = r.String16();
+    f.size = r.U64();
+    uint32_t nextents = r.U32();
+    if (nextents > r.remaining() / 16) return corrupt("bad extent count");
+    for (uint32_t j = 0; j < nextents && r.ok(); ++j) {
+      Extent e;
+      e.offset = r.U64();
+      e.length = r.U64();
+      if (e.offset + e.length > f.size || e.offset + e.length < e.offset) {
+        return corrupt("extent outside its file");
+      }
+      uint64_t blocks = BlockCount(e.length);
+      if (blocks > r.remaining() / 4) return corrupt("truncated checksum list");
+      e.crcs.resize(blocks);
+      for (auto& crc : e.crcs) crc = r.U32();
+      f.extents.push_back(std::move(e));
+    }
+    if (f.kind != FileKind::kPart && f.kind != FileKind::kRouted) return corrupt("bad file kind");
+    m.files.push_back(std::move(f));
+  }
+  if (!r.ok()) return corrupt("truncated");
+  if (r.remaining() != 0) return corrupt("trailing bytes");
+  return m;
+}
+
+void ExtentChecksummer::Update(const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  extent_.length += n;
+  while (n > 0) {
+    size_t take = std::min<uint64_t>(n, kBlockSize - in_block_);
+    crc_ = Crc32c(p, take, crc_);
+    in_block_ += take;
+    p += take;
+    n -= take;
+    if (in_block_ == kBlockSize) {
+      extent_.crcs.push_back(crc_);
+      crc_ = 0;
+      in_block_ = 0;
+    }
+  }
+}
+
+Extent ExtentChecksummer::Finish() {
+  if (in_block_ > 0) extent_.crcs.push_back(crc_);
+  crc_ = 0;
+  in_block_ = 0;
+  return std::move(extent_);
+}
+
+Status VerifyExtentRange(const Extent& extent, uint64_t offset, const void* data, size_t n,
+                         const std::string& origin) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  uint64_t end = std::min(offset + n, extent.offset + extent.length);
+  uint64_t start = std::max(offset, extent.offset);
+  if (start >= end) return Status::Ok();
+  uint64_t first = (start - extent.offset + kBlockSize - 1) / kBlockSize;
+  for (uint64_t b = first;; ++b) {
+    uint64_t bstart = extent.offset + b * kBlockSize;
+    uint64_t bend = std::min(bstart + kBlockSize, extent.offset + extent.length);
+    if (bend > end || bstart >= bend) break;
+    if (Crc32c(p + (bstart - offset), bend - bstart) != extent.crcs[b]) {
+      return Error(Code::kCorrupt, "'{}': block {} (bytes {}..{}) fails its CRC32C", origin, b,
+                   bstart, bend);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace cairn

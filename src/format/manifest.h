@@ -1,0 +1,71 @@
+// The manifest: the record that makes one rank's copy of a version complete
+// on a tier. It is written last (after every file it lists is durable) and
+// lists each file with its size and the CRC32C of every kBlockSize block of
+// each checked extent, so every byte read back can be verified.
+// Thread-safety: values and pure functions.
+#ifndef CAIRN_FORMAT_MANIFEST_H_
+#define CAIRN_FORMAT_MANIFEST_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace cairn {
+
+inline constexpr char kManifestMagic[8] = {'C', 'A', 'I', 'R', 'N', 'M', 'A', 'N'};
+
+// A byte range of a file and the CRC32C of each kBlockSize block in it.
+struct Extent {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  std::vector<uint32_t> crcs;
+};
+
+enum class FileKind : uint8_t { kPart = 0, kRouted = 1 };
+
+struct FileEntry {
+  FileKind kind = FileKind::kPart;
+  std::string name;     // file name inside the version directory
+  std::string logical;  // for routed files, the application's name
+  uint64_t size = 0;
+  std::vector<Extent> extents;
+};
+
+struct Manifest {
+  std::string name;
+  int64_t version = 0;
+  int32_t rank = 0;
+  int32_t nranks = 0;
+  double created = 0;  // wall-clock seconds since the epoch
+  std::vector<FileEntry> files;
+
+  std::string Encode() const;
+  uint64_t DataBytes() const;  // sum of file sizes
+};
+
+Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& origin);
+
+// Computes block CRCs of an extent incrementally, in any chunking.
+class ExtentChecksummer {
+ public:
+  explicit ExtentChecksummer(uint64_t offset) { extent_.offset = offset; }
+  void Update(const void* data, size_t n);
+  Extent Finish();
+
+ private:
+  Extent extent_;
+  uint32_t crc_ = 0;
+  uint64_t in_block_ = 0;
+};
+
+// Verifies `data`, which holds bytes [offset, offset + n) of the extent's
+// file, against every block of `extent` that lies wholly inside that range.
+// Blocks are checked only once whole: callers hand in block-aligned pieces.
+Status VerifyExtentRange(const Extent& extent, uint64_t offset, const void* data, size_t n,
+                         const std::string& origin);
+
+}  // namespace cairn
+
+#endif  // CAIRN_FORMAT_MANIFEST_H_

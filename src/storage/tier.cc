@@ -1,0 +1,201 @@
+#include "storage/tier.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "codec/crc32c.h"
+
+namespace cairn {
+
+PendingFile::PendingFile(Env* env, std::unique_ptr<WritableFile> file, std::string tmp,
+                         std::string path, bool persist)
+    : env_(env), file_(std::move(file)), tmp_(std::move(tmp)), path_(std::move(path)),
+      persist_(persist) {}
+
+PendingFile::~PendingFile() {
+  if (!committed_) {
+    (void)file_->Close();
+    (void)env_->DeleteFile(tmp_);
+  }
+}
+
+Status PendingFile::Commit() {
+  if (persist_) CAIRN_RETURN_IF_ERROR(file_->Sync());
+  CAIRN_RETURN_IF_ERROR(file_->Close());
+  CAIRN_RETURN_IF_ERROR(env_->RenameFile(tmp_, path_));
+  committed_ = true;
+  return persist_ ? env_->SyncDir(DirName(path_)) : Status::Ok();
+}
+
+Tier::Tier(Env* env, TierKind kind, std::string root, const TierConfig& config)
+    : env_(env), kind_(kind), root_(std::move(root)), config_(config) {}
+
+std::string Tier::VersionDir(const std::string& name, int64_t version) const {
+  return JoinPath(JoinPath(root_, name), fmt::format("v{:010}", version));
+}
+
+std::string Tier::FilePath(const std::string& name, int64_t version,
+                           const std::string& file) const {
+  return JoinPath(VersionDir(name, version), file);
+}
+
+Result<std::unique_ptr<PendingFile>> Tier::Create(const std::string& name, int64_t version,
+                                                  const std::string& file,
+                                                  uint64_t expected_size) {
+  std::string dir = VersionDir(name, version);
+  bool existed = env_->FileExists(dir);
+  CAIRN_RETURN_IF_ERROR(env_->CreateDirs(dir));
+  if (!existed && persists()) {
+    // The new directory's own entry must be durable before files in it count.
+    CAIRN_RETURN_IF_ERROR(env_->SyncDir(JoinPath(root_, name)));
+  }
+  if (config_.capacity > 0) {
+    CAIRN_ASSIGN_OR_RETURN(uint64_t used, UsedBytes());
+    if (used + expected_size > config_.capacity) {
+      return Error(Code::kNoSpace,
+                   "tier '{}' at '{}' is full: {} bytes used + {} needed > capacity {}", TierKindName(kind_),
+                   root_, used, expected_size, config_.capacity);
+    }
+  }
+  std::string path = JoinPath(dir, file);
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  WriteOptions options;
+  options.direct_io = config_.direct_io && persists();
+  options.expected_size = expected_size;
+  CAIRN_ASSIGN_OR_RETURN(auto writable, env_->NewWritableFile(tmp, options));
+  return std::make_unique<PendingFile>(env_, std::move(writable), tmp, path, persists());
+}
+
+Status Tier::PutFile(const std::string& name, int64_t version, const std::string& file,
+                     const std::string& bytes) {
+  CAIRN_ASSIGN_OR_RETURN(auto pending, Create(name, version, file, bytes.size()));
+  CAIRN_RETURN_IF_ERROR(pending->file().Append(bytes.data(), bytes.size()));
+  return pending->Commit();
+}
+
+Result<std::unique_ptr<ReadableFile>> Tier::Open(const std::string& name, int64_t version,
+                                                 const std::string& file) const {
+  return env_->NewReadableFile(FilePath(name, version, file));
+}
+
+Result<std::string> Tier::GetFile(const std::string& name, int64_t version,
+                                  const std::string& file) const {
+  return env_->ReadFileToString(FilePath(name, version, file));
+}
+
+Status Tier::Remove(const std::string& name, int64_t version, const std::string& file) {
+  return env_->DeleteFile(FilePath(name, version, file));
+}
+
+Status Tier::RemoveVersionDirIfEmpty(const std::string& name, int64_t version) {
+  std::string dir = VersionDir(name, version);
+  auto files = env_->ListDir(dir);
+  if (!files.ok() || !files->empty()) return Status::Ok();
+  return env_->DeleteDir(dir);
+}
+
+Result<std::vector<std::string>> Tier::Names() const {
+  auto entries = env_->ListDir(root_);
+  if (!entries.ok()) {
+    if (entries.status().code() == Code::kNotFound) return std::vector<std::string>{};
+    return entries.status();
+  }
+  std::vector<std::string> names;
+  for (const auto& e : *entries) {
+    if (e.is_dir && !e.name.empty() && e.name[0] != '.') names.push_back(e.name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<std::vector<int64_t>> Tier::Versions(const std::string& name) const {
+  auto entries = env_->ListDir(JoinPath(root_, name));
+  if (!entries.ok()) {
+    if (entries.status().code() == Code::kNotFound) return std::vector<int64_t>{};
+    return entries.status();
+  }
+  std::vector<int64_t> versions;
+  for (const auto& e : *entries) {
+    if (e.is_dir && e.name.size() == 11 && e.name[0] == 'v' &&
+        std::all_of(e.name.begin() + 1, e.name.end(), ::isdigit)) {
+      versions.push_back(std::stoll(e.name.substr(1)));
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+Result<std::vector<std::string>> Tier::Files(const std::string& name, int64_t version) const {
+  auto entries = env_->ListDir(VersionDir(name, version));
+  if (!entries.ok()) {
+    if (entries.status().code() == Code::kNotFound) return std::vector<std::string>{};
+    return entries.status();
+  }
+  std::vector<std::string> files;
+  for (const auto& e : *entries) {
+    if (!e.is_dir) files.push_back(e.name);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Result<uint64_t> Tier::UsedBytes() const {
+  uint64_t total = 0;
+  CAIRN_ASSIGN_OR_RETURN(auto names, Names());
+  for (const auto& name : names) {
+    CAIRN_ASSIGN_OR_RETURN(auto versions, Versions(name));
+    for (int64_t v : versions) {
+      CAIRN_ASSIGN_OR_RETURN(auto files, Files(name, v));
+      for (const auto& f : files) {
+        auto size = env_->FileSize(FilePath(name, v, f));
+        if (size.ok()) total += *size;  // a file removed meanwhile by a peer rank
+      }
+    }
+  }
+  return total;
+}
+
+namespace {
+
+std::string UserName() {
+  if (const struct passwd* pw = ::getpwuid(::getuid())) return pw->pw_name;
+  return std::to_string(::getuid());
+}
+
+void ReplaceAll(std::string& s, const std::string& from, const std::string& to) {
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) {
+    s.replace(pos, from.size(), to);
+  }
+}
+
+std::string Expand(std::string pattern, const std::string& dir) {
+  std::string absolute = std::filesystem::absolute(dir).lexically_normal().string();
+  if (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+  ReplaceAll(pattern, "{dir}", dir);
+  ReplaceAll(pattern, "{user}", UserName());
+  ReplaceAll(pattern, "{dirkey}",
+             fmt::format("{:08x}", Crc32c(absolute.data(), absolute.size())));
+  return pattern;
+}
+
+}  // namespace
+
+std::string ExpandTierPath(const std::string& pattern, const std::string& dir,
+                           const std::string& node) {
+  std::string out = Expand(pattern, dir);
+  ReplaceAll(out, "{node}", node);
+  return out;
+}
+
+std::string TierPathNodeParent(const std::string& pattern, const std::string& dir) {
+  size_t pos = pattern.find("{node}");
+  if (pos == std::string::npos) return "";
+  std::string parent = Expand(pattern.substr(0, pos), dir);
+  while (parent.size() > 1 && parent.back() == '/') parent.pop_back();
+  return parent;
+}
+
+}  // namespace cairn

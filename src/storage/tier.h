@@ -1,0 +1,98 @@
+// Tier: one storage level (memory, ssd or pfs) as a directory tree of
+// checkpoint versions: <root>/<name>/v<version>/<file>. A Tier knows places
+// and the commit protocol (temporary name, persist, rename, persist the
+// directory); it knows nothing of what the bytes mean (that is format/).
+// Each process uses its own Tier objects; several processes may share one
+// root (ranks of one node, or the shared pfs), each writing its own files.
+// Thread-safety: a Tier may be used from the application thread and the
+// flusher thread at once; it holds no mutable state of its own.
+#ifndef CAIRN_STORAGE_TIER_H_
+#define CAIRN_STORAGE_TIER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/config.h"
+#include "env/env.h"
+
+namespace cairn {
+
+// A file under construction; visible under its final name only after
+// Commit(). Destroying it uncommitted removes the temporary file.
+class PendingFile {
+ public:
+  PendingFile(Env* env, std::unique_ptr<WritableFile> file, std::string tmp, std::string path,
+              bool persist);
+  ~PendingFile();
+  WritableFile& file() { return *file_; }
+  // Persists (if the tier requires it), closes and renames into place, then
+  // persists the directory.
+  Status Commit();
+
+ private:
+  Env* env_;
+  std::unique_ptr<WritableFile> file_;
+  std::string tmp_;
+  std::string path_;
+  bool persist_;
+  bool committed_ = false;
+};
+
+class Tier {
+ public:
+  // root is the expanded directory of this process's node.
+  Tier(Env* env, TierKind kind, std::string root, const TierConfig& config);
+
+  TierKind kind() const { return kind_; }
+  const char* name() const { return TierKindName(kind_); }
+  const std::string& root() const { return root_; }
+  const TierConfig& config() const { return config_; }
+  Env* env() const { return env_; }
+  // Whether writes must be made durable (fsync): false for tmpfs memory.
+  bool persists() const { return kind_ != TierKind::kMemory; }
+
+  std::string VersionDir(const std::string& name, int64_t version) const;
+  std::string FilePath(const std::string& name, int64_t version, const std::string& file) const;
+
+  // Starts writing `file` of a version (creating directories as needed).
+  // expected_size lets the tier refuse early when it is full.
+  Result<std::unique_ptr<PendingFile>> Create(const std::string& name, int64_t version,
+                                              const std::string& file, uint64_t expected_size);
+  // Writes a small file through the whole commit protocol.
+  Status PutFile(const std::string& name, int64_t version, const std::string& file,
+                 const std::string& bytes);
+  Result<std::unique_ptr<ReadableFile>> Open(const std::string& name, int64_t version,
+                                             const std::string& file) const;
+  Result<std::string> GetFile(const std::string& name, int64_t version,
+                              const std::string& file) const;
+  Status Remove(const std::string& name, int64_t version, const std::string& file);
+  // Removes the version directory if nothing is left in it.
+  Status RemoveVersionDirIfEmpty(const std::string& name, int64_t version);
+
+  // Checkpoint names stored here, and the versions (directories) of one.
+  Result<std::vector<std::string>> Names() const;
+  Result<std::vector<int64_t>> Versions(const std::string& name) const;
+  Result<std::vector<std::string>> Files(const std::string& name, int64_t version) const;
+  // Bytes of all files under root (all ranks of this node).
+  Result<uint64_t> UsedBytes() const;
+
+ private:
+  Env* env_;
+  TierKind kind_;
+  std::string root_;
+  TierConfig config_;
+};
+
+// Expands {dir}, {node}, {user} and {dirkey} in a tier path template.
+// {dirkey} is a short hash of the absolute data directory, so that jobs run
+// from different directories never share a memory tier.
+std::string ExpandTierPath(const std::string& pattern, const std::string& dir,
+                           const std::string& node);
+// The part of pattern before "{node}" expanded, or "" if it has no {node}.
+std::string TierPathNodeParent(const std::string& pattern, const std::string& dir);
+
+}  // namespace cairn
+
+#endif  // CAIRN_STORAGE_TIER_H_

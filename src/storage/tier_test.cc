@@ -1,0 +1,82 @@
+#include "storage/tier.h"
+
+#include <gtest/gtest.h>
+
+#include "env/fault_env.h"
+
+namespace cairn {
+namespace {
+
+class TierTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    mem_ = NewMemEnv();
+    fault_ = std::make_unique<FaultEnv>(mem_.get());
+    TierConfig config;
+    config.capacity = 1000;
+    tier_ = std::make_unique<Tier>(fault_.get(), TierKind::kSsd, "/ssd/0", config);
+  }
+  std::unique_ptr<Env> mem_;
+  std::unique_ptr<FaultEnv> fault_;
+  std::unique_ptr<Tier> tier_;
+};
+
+TEST_F(TierTest, CommittedFilesAreListed) {
+  ASSERT_TRUE(tier_->PutFile("heat", 3, "a", "hello").ok());
+  ASSERT_TRUE(tier_->PutFile("heat", 10, "b", "x").ok());
+  EXPECT_EQ(*tier_->Names(), std::vector<std::string>{"heat"});
+  EXPECT_EQ(*tier_->Versions("heat"), (std::vector<int64_t>{3, 10}));
+  EXPECT_EQ(*tier_->Files("heat", 3), std::vector<std::string>{"a"});
+  EXPECT_EQ(*tier_->GetFile("heat", 3, "a"), "hello");
+  EXPECT_EQ(*tier_->UsedBytes(), 6u);
+}
+
+TEST_F(TierTest, UncommittedFileLeavesNothing) {
+  {
+    auto pending = tier_->Create("heat", 1, "a", 3);
+    ASSERT_TRUE(pending.ok());
+    ASSERT_TRUE((*pending)->file().Append("abc", 3).ok());
+  }
+  EXPECT_EQ(*tier_->Files("heat", 1), std::vector<std::string>{});
+}
+
+TEST_F(TierTest, CommitSurvivesPowerLoss) {
+  ASSERT_TRUE(tier_->PutFile("heat", 1, "a", "durable").ok());
+  ASSERT_TRUE(fault_->DropUnsyncedData().ok());
+  EXPECT_EQ(*tier_->GetFile("heat", 1, "a"), "durable");
+}
+
+TEST_F(TierTest, FullTierIsRefusedUpFront) {
+  ASSERT_TRUE(tier_->PutFile("heat", 1, "a", std::string(900, 'x')).ok());
+  auto pending = tier_->Create("heat", 2, "b", 200);
+  ASSERT_FALSE(pending.ok());
+  EXPECT_EQ(pending.status().code(), Code::kNoSpace);
+  EXPECT_NE(pending.status().message().find("/ssd/0"), std::string::npos);
+}
+
+TEST_F(TierTest, InjectedErrorsLeaveNoCommittedFile) {
+  for (int n = 1; n <= 8; ++n) {
+    fault_->FailAt(n, n % 2 ? Code::kIo : Code::kNoSpace, /*once=*/true);
+    int before = fault_->operations();
+    Status s = tier_->PutFile("heat", 100 + n, "a", "payload");
+    fault_->ClearFaults();
+    if (fault_->operations() - before < n) break;  // fewer operations than n: no fault hit
+    EXPECT_FALSE(s.ok()) << n;
+    auto got = tier_->GetFile("heat", 100 + n, "a");
+    EXPECT_FALSE(got.ok()) << "a failed write must not leave a committed file (op " << n << ")";
+  }
+}
+
+TEST(TierPathTest, Placeholders) {
+  std::string p = ExpandTierPath("{dir}/ssd/{node}", "/scratch/run", "3");
+  EXPECT_EQ(p, "/scratch/run/ssd/3");
+  std::string a = ExpandTierPath("/dev/shm/{dirkey}", "/a", "0");
+  std::string b = ExpandTierPath("/dev/shm/{dirkey}", "/b", "0");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a, ExpandTierPath("/dev/shm/{dirkey}", "/a/", "0"));
+  EXPECT_EQ(TierPathNodeParent("{dir}/ssd/{node}", "/x"), "/x/ssd");
+  EXPECT_EQ(TierPathNodeParent("{dir}/pfs", "/x"), "");
+}
+
+}  // namespace
+}  // namespace cairn

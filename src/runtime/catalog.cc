@@ -1,0 +1,80 @@
+#include "runtime/catalog.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "format/layout.h"
+
+namespace cairn {
+
+std::unique_ptr<Tier> OpenNodeTier(Env* env, const Config& config, TierKind kind, int node) {
+  const TierConfig& tc = config.tier(kind);
+  if (!tc.enabled) return nullptr;
+  return std::make_unique<Tier>(env, kind, ExpandTierPath(tc.path, config.dir, std::to_string(node)),
+                                tc);
+}
+
+Result<std::vector<NodeTier>> OpenAllNodeTiers(Env* env, const Config& config, TierKind kind) {
+  std::vector<NodeTier> out;
+  const TierConfig& tc = config.tier(kind);
+  if (!tc.enabled) return out;
+  std::string parent = TierPathNodeParent(tc.path, config.dir);
+  if (parent.empty()) {
+    out.push_back({"shared", std::make_unique<Tier>(env, kind, ExpandTierPath(tc.path, config.dir, ""), tc)});
+    return out;
+  }
+  auto entries = env->ListDir(parent);
+  if (!entries.ok()) {
+    if (entries.status().code() == Code::kNotFound) return out;
+    return entries.status();
+  }
+  std::vector<int> nodes;
+  for (const auto& e : *entries) {
+    if (e.is_dir && !e.name.empty() &&
+        std::all_of(e.name.begin(), e.name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      nodes.push_back(std::stoi(e.name));
+    }
+  }
+  std::sort(nodes.begin(), nodes.end());
+  for (int node : nodes) out.push_back({std::to_string(node), OpenNodeTier(env, config, kind, node)});
+  return out;
+}
+
+Result<Manifest> CheckCopy(const Tier& tier, const std::string& name, int64_t version, int rank,
+                           int nranks) {
+  std::string mpath = tier.FilePath(name, version, ManifestFileName(rank));
+  CAIRN_ASSIGN_OR_RETURN(std::string bytes, tier.GetFile(name, version, ManifestFileName(rank)));
+  CAIRN_ASSIGN_OR_RETURN(Manifest m, DecodeManifest(bytes, mpath));
+  if (m.name != name || m.version != version || m.rank != rank) {
+    return Error(Code::kCorrupt, "manifest '{}' describes '{}' version {} rank {}", mpath, m.name,
+                 m.version, m.rank);
+  }
+  if (nranks >= 0 && m.nranks != nranks) {
+    return Error(Code::kMismatch, "'{}' was written by a job of {} ranks, this one has {}", mpath,
+                 m.nranks, nranks);
+  }
+  for (const auto& f : m.files) {
+    auto size = tier.env()->FileSize(tier.FilePath(name, version, f.name));
+    if (!size.ok()) {
+      return Error(Code::kNotFound, "'{}' listed in '{}' is missing",
+                   tier.FilePath(name, version, f.name), mpath);
+    }
+    if (*size != f.size) {
+      return Error(Code::kCorrupt, "'{}' is {} bytes, its manifest says {}",
+                   tier.FilePath(name, version, f.name), *size, f.size);
+    }
+  }
+  return m;
+}
+
+Result<std::vector<int>> RanksWithManifest(const Tier& tier, const std::string& name,
+                                           int64_t version) {
+  CAIRN_ASSIGN_OR_RETURN(auto files, tier.Files(name, version));
+  std::vector<int> ranks;
+  for (const auto& f : files) {
+    if (auto rank = ParseManifestFileName(f)) ranks.push_back(*rank);
+  }
+  return ranks;
+}
+
+}  // namespace cairn

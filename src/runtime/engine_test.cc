@@ -1,0 +1,220 @@
+#include "runtime/engine.h"
+
+#include <cstring>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "env/fault_env.h"
+#include "format/layout.h"
+#include "runtime/catalog.h"
+
+namespace cairn {
+namespace {
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    mem_ = NewMemEnv();
+    env_ = std::make_unique<FaultEnv>(mem_.get());
+    config_.dir = "/data";
+    config_.tier(TierKind::kMemory).path = "/shm/{node}";
+    config_.tier(TierKind::kMemory).capacity = 0;
+    config_.tier(TierKind::kSsd).path = "{dir}/ssd/{node}";
+    config_.tier(TierKind::kPfs).path = "{dir}/pfs";
+    config_.log_level = "off";
+    grid_.resize(50000);
+    std::iota(grid_.begin(), grid_.end(), 0.5);
+  }
+
+  std::unique_ptr<Engine> Open() {
+    auto engine = Engine::Create(NewSingleComm(), config_, env_.get(), &clock_);
+    EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+    return std::move(engine).value();
+  }
+
+  void ProtectState(Engine& e) {
+    ASSERT_TRUE(e.Protect(0, grid_.data(), grid_.size(), sizeof(double)).ok());
+    ASSERT_TRUE(e.Protect(1, &step_, 1, sizeof(step_)).ok());
+  }
+
+  Tier& TierOf(TierKind kind) {
+    tiers_.push_back(OpenNodeTier(env_.get(), config_, kind, 0));
+    return *tiers_.back();
+  }
+
+  std::unique_ptr<Env> mem_;
+  std::unique_ptr<FaultEnv> env_;
+  FakeClock clock_;
+  Config config_;
+  std::vector<double> grid_;
+  int64_t step_ = 0;
+  std::vector<std::unique_ptr<Tier>> tiers_;
+};
+
+TEST_F(EngineTest, CheckpointDrainsAndRestartsBitExact) {
+  std::vector<double> saved;
+  {
+    auto e = Open();
+    ProtectState(*e);
+    for (step_ = 1; step_ <= 3; ++step_) {
+      grid_[7] = static_cast<double>(step_);
+      Status s = e->Checkpoint("heat", step_ * 10);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+    saved = grid_;
+    Status waited = e->Wait();
+    ASSERT_TRUE(waited.ok()) << waited.ToString();
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  EXPECT_EQ(*TierOf(TierKind::kMemory).Versions("heat"), (std::vector<int64_t>{20, 30}));
+  EXPECT_EQ(*TierOf(TierKind::kSsd).Versions("heat"), (std::vector<int64_t>{20, 30}));
+  EXPECT_EQ(*TierOf(TierKind::kPfs).Versions("heat"), (std::vector<int64_t>{20, 30}));
+
+  std::fill(grid_.begin(), grid_.end(), 0.0);
+  step_ = -1;
+  auto e = Open();
+  ProtectState(*e);
+  ASSERT_EQ(*e->RestartTest("heat", -1), 30);
+  EXPECT_EQ(*e->RestartTest("heat", 25), 20);
+  auto report = e->Restart("heat", 30);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->version, 30);
+  EXPECT_EQ(report->tier, "memory");
+  EXPECT_EQ(step_, 3);
+  EXPECT_EQ(grid_, saved);
+}
+
+TEST_F(EngineTest, CorruptMemoryCopyFallsBackToSsd) {
+  {
+    auto e = Open();
+    ProtectState(*e);
+    step_ = 5;
+    ASSERT_TRUE(e->Checkpoint("heat", 5).ok());
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  std::vector<double> saved = grid_;
+  std::string part = TierOf(TierKind::kMemory).FilePath("heat", 5, PartFileName(0));
+  {
+    auto map = env_->MapFile(part, 0, true);
+    ASSERT_TRUE(map.ok());
+    (*map)->data()[(*map)->size() / 2] ^= 0x40;  // one flipped bit in the grid
+  }
+  std::fill(grid_.begin(), grid_.end(), 0.0);
+  auto e = Open();
+  ProtectState(*e);
+  auto report = e->Restart("heat", 5);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->tier, "ssd");
+  EXPECT_EQ(grid_, saved);
+}
+
+TEST_F(EngineTest, DamagedNewestVersionRollsBack) {
+  std::vector<double> at10;
+  {
+    auto e = Open();
+    ProtectState(*e);
+    step_ = 10;
+    ASSERT_TRUE(e->Checkpoint("heat", 10).ok());
+    at10 = grid_;
+    grid_[0] = -1;
+    ASSERT_TRUE(e->Checkpoint("heat", 20).ok());
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  for (TierKind k : {TierKind::kMemory, TierKind::kSsd, TierKind::kPfs}) {
+    Tier& t = TierOf(k);
+    auto map = env_->MapFile(t.FilePath("heat", 20, PartFileName(0)), 0, true);
+    ASSERT_TRUE(map.ok());
+    (*map)->data()[(*map)->size() - 3] ^= 1;
+  }
+  auto e = Open();
+  ProtectState(*e);
+  auto report = e->Restart("heat", 20);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->version, 10);
+  EXPECT_EQ(report->versions_rolled_back, 1);
+  EXPECT_EQ(grid_, at10);
+  EXPECT_EQ(step_, 10);
+}
+
+TEST_F(EngineTest, MismatchLeavesMemoryUntouched) {
+  {
+    auto e = Open();
+    ProtectState(*e);
+    ASSERT_TRUE(e->Checkpoint("heat", 1).ok());
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  auto e = Open();
+  std::vector<double> smaller(100, 42.0);
+  ASSERT_TRUE(e->Protect(0, smaller.data(), smaller.size(), sizeof(double)).ok());
+  ASSERT_TRUE(e->Protect(1, &step_, 1, sizeof(step_)).ok());
+  auto report = e->Restart("heat", 1);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), Code::kMismatch);
+  EXPECT_NE(report.status().message().find("region 0"), std::string::npos)
+      << report.status().message();
+  EXPECT_EQ(smaller, std::vector<double>(100, 42.0));
+  ASSERT_TRUE(e->Unprotect(1).ok());
+  e->Protect(0, grid_.data(), grid_.size(), sizeof(double)).ok();
+  EXPECT_EQ(e->Restart("heat", 1).status().code(), Code::kMismatch) << "region count differs";
+}
+
+TEST_F(EngineTest, RoutedFilesAreSavedAndRestored) {
+  {
+    auto e = Open();
+    ProtectState(*e);
+    auto path = e->RouteFile("particles.dat");
+    ASSERT_TRUE(path.ok());
+    ASSERT_TRUE(env_->WriteFileAtomic(*path, "particle state", 14, false).ok());
+    ASSERT_TRUE(e->Checkpoint("sim", 3).ok());
+    EXPECT_FALSE(env_->FileExists(*path)) << "staged file is part of version 3 now";
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  auto e = Open();
+  ProtectState(*e);
+  ASSERT_TRUE(e->Restart("sim", 3).ok());
+  auto path = e->RouteFile("particles.dat");
+  ASSERT_TRUE(path.ok());
+  EXPECT_EQ(*env_->ReadFileToString(*path), "particle state");
+}
+
+TEST_F(EngineTest, FullMemoryTierFallsBackToSsd) {
+  config_.tier(TierKind::kMemory).capacity = 100000;  // smaller than the grid
+  auto e = Open();
+  ProtectState(*e);
+  ASSERT_TRUE(e->Checkpoint("heat", 1).ok());
+  EXPECT_TRUE(TierOf(TierKind::kMemory).Versions("heat")->empty());
+  EXPECT_EQ(*TierOf(TierKind::kSsd).Versions("heat"), std::vector<int64_t>{1});
+}
+
+TEST_F(EngineTest, IoErrorFailsCheckpointAndKeepsOlderVersion) {
+  config_.tier(TierKind::kSsd).enabled = false;
+  config_.tier(TierKind::kPfs).enabled = false;
+  auto e = Open();
+  ProtectState(*e);
+  ASSERT_TRUE(e->Checkpoint("heat", 1).ok());
+  env_->FailAt(env_->operations() + 3, Code::kIo);
+  Status s = e->Checkpoint("heat", 2);
+  env_->ClearFaults();
+  EXPECT_EQ(s.code(), Code::kIo);
+  EXPECT_NE(s.message().find("injected"), std::string::npos) << s.message();
+  EXPECT_EQ(*e->RestartTest("heat", -1), 1);
+  EXPECT_TRUE(e->Restart("heat", 1).ok());
+}
+
+TEST_F(EngineTest, BadArgumentsAreRejected) {
+  auto e = Open();
+  EXPECT_EQ(e->Protect(0, nullptr, 1, 1).code(), Code::kInvalidArgument);
+  EXPECT_EQ(e->Protect(0, grid_.data(), 0, 8).code(), Code::kInvalidArgument);
+  EXPECT_EQ(e->Protect(-1, grid_.data(), 1, 8).code(), Code::kInvalidArgument);
+  EXPECT_EQ(e->Unprotect(9).code(), Code::kNotFound);
+  EXPECT_EQ(e->Checkpoint("../x", 1).code(), Code::kInvalidArgument);
+  EXPECT_EQ(e->Checkpoint(std::string(10000, 'a'), 1).code(), Code::kInvalidArgument);
+  EXPECT_EQ(e->Checkpoint("ok", -1).code(), Code::kInvalidArgument);
+  EXPECT_EQ(e->RouteFile("a/b").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(*e->RestartTest("never-written", -1), -1);
+  EXPECT_EQ(e->Restart("never-written", 3).status().code(), Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace cairn

@@ -1,0 +1,244 @@
+#include "runtime/part_io.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "format/layout.h"
+
+namespace cairn {
+namespace {
+
+// Work in pieces of whole blocks: large enough to amortize system calls,
+// small enough that a piece is still in cache when it is checksummed.
+constexpr uint64_t kChunk = 16 * kBlockSize;
+
+Status AppendZeros(WritableFile& file, uint64_t n) {
+  static const char kZeros[kRegionAlign] = {};
+  while (n > 0) {
+    uint64_t take = std::min<uint64_t>(n, sizeof(kZeros));
+    CAIRN_RETURN_IF_ERROR(file.Append(kZeros, take));
+    n -= take;
+  }
+  return Status::Ok();
+}
+
+// Appends data while checksumming it, piece by piece.
+Status AppendChecksummed(WritableFile& file, ExtentChecksummer& sum, const uint8_t* data,
+                         uint64_t n) {
+  for (uint64_t pos = 0; pos < n; pos += kChunk) {
+    uint64_t take = std::min(kChunk, n - pos);
+    sum.Update(data + pos, take);
+    CAIRN_RETURN_IF_ERROR(file.Append(data + pos, take));
+  }
+  return Status::Ok();
+}
+
+// Streams a committed file in order: each piece of an extent is verified
+// before `sink` sees it; bytes between extents (alignment padding) pass
+// unverified, since they carry no data.
+Status StreamVerified(const ReadableFile& file, const FileEntry& entry,
+                      const std::function<Status(uint64_t, const uint8_t*, uint64_t)>& sink) {
+  if (file.size() != entry.size) {
+    return Error(Code::kCorrupt, "'{}' is {} bytes, its manifest says {}", file.path(),
+                 file.size(), entry.size);
+  }
+  std::vector<uint8_t> buffer(kChunk);
+  uint64_t pos = 0;
+  auto copy_range = [&](uint64_t end, const Extent* extent) -> Status {
+    while (pos < end) {
+      uint64_t take = std::min(kChunk, end - pos);
+      CAIRN_RETURN_IF_ERROR(file.ReadAt(pos, buffer.data(), take));
+      if (extent != nullptr) {
+        CAIRN_RETURN_IF_ERROR(VerifyExtentRange(*extent, pos, buffer.data(), take, file.path()));
+      }
+      CAIRN_RETURN_IF_ERROR(sink(pos, buffer.data(), take));
+      pos += take;
+    }
+    return Status::Ok();
+  };
+  std::vector<const Extent*> extents;
+  for (const auto& e : entry.extents) extents.push_back(&e);
+  std::sort(extents.begin(), extents.end(),
+            [](const Extent* a, const Extent* b) { return a->offset < b->offset; });
+  for (const Extent* e : extents) {
+    if (e->offset < pos) return Error(Code::kCorrupt, "'{}': overlapping extents", file.path());
+    CAIRN_RETURN_IF_ERROR(copy_range(e->offset, nullptr));
+    CAIRN_RETURN_IF_ERROR(copy_range(e->offset + e->length, e));
+  }
+  return copy_range(entry.size, nullptr);
+}
+
+}  // namespace
+
+PartHeader MakePartHeader(const std::string& name, int64_t version, int rank, int nranks,
+                          const std::vector<Region>& regions) {
+  PartHeader h;
+  h.name = name;
+  h.version = version;
+  h.rank = rank;
+  h.nranks = nranks;
+  for (const auto& r : regions) h.regions.push_back({r.id, r.elem_size, r.count, 0});
+  h.Layout();
+  return h;
+}
+
+Result<FileEntry> WritePart(Tier& tier, const PartHeader& header,
+                            const std::vector<Region>& regions) {
+  FileEntry entry;
+  entry.kind = FileKind::kPart;
+  entry.name = PartFileName(header.rank);
+  entry.size = header.FileSize();
+  CAIRN_ASSIGN_OR_RETURN(auto pending,
+                         tier.Create(header.name, header.version, entry.name, entry.size));
+  WritableFile& file = pending->file();
+  std::string head = header.Encode();
+  ExtentChecksummer head_sum(0);
+  CAIRN_RETURN_IF_ERROR(
+      AppendChecksummed(file, head_sum, reinterpret_cast<const uint8_t*>(head.data()), head.size()));
+  entry.extents.push_back(head_sum.Finish());
+  uint64_t pos = head.size();
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const RegionInfo& info = header.regions[i];
+    CAIRN_RETURN_IF_ERROR(AppendZeros(file, info.offset - pos));
+    ExtentChecksummer sum(info.offset);
+    CAIRN_RETURN_IF_ERROR(AppendChecksummed(file, sum, static_cast<const uint8_t*>(regions[i].ptr),
+                                            info.bytes()));
+    entry.extents.push_back(sum.Finish());
+    pos = info.offset + info.bytes();
+  }
+  CAIRN_RETURN_IF_ERROR(pending->Commit());
+  return entry;
+}
+
+Result<FileEntry> WriteRoutedFile(Tier& tier, const std::string& name, int64_t version,
+                                  const std::string& file, const std::string& logical,
+                                  const std::string& source) {
+  Env* env = tier.env();
+  CAIRN_ASSIGN_OR_RETURN(auto in, env->NewReadableFile(source));
+  FileEntry entry;
+  entry.kind = FileKind::kRouted;
+  entry.name = file;
+  entry.logical = logical;
+  entry.size = in->size();
+  CAIRN_ASSIGN_OR_RETURN(auto pending, tier.Create(name, version, file, entry.size));
+  std::vector<uint8_t> buffer(kChunk);
+  ExtentChecksummer sum(0);
+  for (uint64_t pos = 0; pos < entry.size; pos += kChunk) {
+    uint64_t take = std::min(kChunk, entry.size - pos);
+    CAIRN_RETURN_IF_ERROR(in->ReadAt(pos, buffer.data(), take));
+    CAIRN_RETURN_IF_ERROR(AppendChecksummed(pending->file(), sum, buffer.data(), take));
+  }
+  entry.extents.push_back(sum.Finish());
+  CAIRN_RETURN_IF_ERROR(pending->Commit());
+  return entry;
+}
+
+Result<PartHeader> ReadPartHeader(const Tier& tier, const std::string& name, int64_t version,
+                                  const FileEntry& entry) {
+  CAIRN_ASSIGN_OR_RETURN(auto file, tier.Open(name, version, entry.name));
+  const std::string& path = file->path();
+  if (file->size() != entry.size) {
+    return Error(Code::kCorrupt, "'{}' is {} bytes, its manifest says {}", path, file->size(),
+                 entry.size);
+  }
+  std::string first(std::min<uint64_t>(16, file->size()), '\0');
+  CAIRN_RETURN_IF_ERROR(file->ReadAt(0, first.data(), first.size()));
+  CAIRN_ASSIGN_OR_RETURN(uint64_t size, PartHeaderSize(first, path));
+  if (size > file->size()) return Error(Code::kCorrupt, "'{}': header is truncated", path);
+  std::string head(size, '\0');
+  CAIRN_RETURN_IF_ERROR(file->ReadAt(0, head.data(), head.size()));
+  CAIRN_ASSIGN_OR_RETURN(PartHeader header, DecodePartHeader(head, path));
+  if (header.name != name || header.version != version) {
+    return Error(Code::kCorrupt, "'{}' holds '{}' version {}, expected '{}' version {}", path,
+                 header.name, header.version, name, version);
+  }
+  if (header.FileSize() != entry.size ||
+      entry.extents.size() != header.regions.size() + 1) {
+    return Error(Code::kCorrupt, "'{}': region table disagrees with its manifest", path);
+  }
+  for (size_t i = 0; i < header.regions.size(); ++i) {
+    const Extent& e = entry.extents[i + 1];
+    if (e.offset != header.regions[i].offset || e.length != header.regions[i].bytes()) {
+      return Error(Code::kCorrupt, "'{}': region {} disagrees with its manifest", path, i);
+    }
+  }
+  return header;
+}
+
+Status CheckRegionsMatch(const PartHeader& header, const std::vector<Region>& regions) {
+  if (header.regions.size() != regions.size()) {
+    return Error(Code::kMismatch,
+                 "checkpoint '{}' version {} (rank {}) has {} regions, {} are protected",
+                 header.name, header.version, header.rank, header.regions.size(), regions.size());
+  }
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const RegionInfo& saved = header.regions[i];
+    const Region& now = regions[i];
+    if (saved.id != now.id || saved.count != now.count || saved.elem_size != now.elem_size) {
+      return Error(Code::kMismatch,
+                   "checkpoint '{}' version {} (rank {}): saved region {} is {} x {} bytes, "
+                   "protected region {} is {} x {} bytes",
+                   header.name, header.version, header.rank, saved.id, saved.count,
+                   saved.elem_size, now.id, now.count, now.elem_size);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadPartInto(const Tier& tier, const std::string& name, int64_t version,
+                    const FileEntry& entry, const PartHeader& header,
+                    const std::vector<Region>& regions) {
+  CAIRN_ASSIGN_OR_RETURN(auto file, tier.Open(name, version, entry.name));
+  std::string head(entry.extents[0].length, '\0');
+  CAIRN_RETURN_IF_ERROR(file->ReadAt(0, head.data(), head.size()));
+  CAIRN_RETURN_IF_ERROR(
+      VerifyExtentRange(entry.extents[0], 0, head.data(), head.size(), file->path()));
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const Extent& extent = entry.extents[i + 1];
+    auto* dst = static_cast<uint8_t*>(regions[i].ptr);
+    for (uint64_t pos = 0; pos < extent.length; pos += kChunk) {
+      uint64_t take = std::min(kChunk, extent.length - pos);
+      CAIRN_RETURN_IF_ERROR(file->ReadAt(extent.offset + pos, dst + pos, take));
+      CAIRN_RETURN_IF_ERROR(
+          VerifyExtentRange(extent, extent.offset + pos, dst + pos, take, file->path()));
+    }
+  }
+  return Status::Ok();
+}
+
+Status CopyOutVerified(const Tier& tier, const std::string& name, int64_t version,
+                       const FileEntry& entry, Env* env, const std::string& dest_path) {
+  CAIRN_ASSIGN_OR_RETURN(auto in, tier.Open(name, version, entry.name));
+  std::string tmp = dest_path + ".restoring";
+  {
+    CAIRN_ASSIGN_OR_RETURN(auto out, env->NewWritableFile(tmp, WriteOptions{}));
+    Status s = StreamVerified(*in, entry, [&](uint64_t, const uint8_t* p, uint64_t n) {
+      return out->Append(p, n);
+    });
+    if (s.ok()) s = out->Close();
+    if (!s.ok()) {
+      (void)env->DeleteFile(tmp);
+      return s;
+    }
+  }
+  return env->RenameFile(tmp, dest_path);
+}
+
+Status CopyBetweenTiers(const Tier& from, Tier& to, const std::string& name, int64_t version,
+                        const FileEntry& entry) {
+  CAIRN_ASSIGN_OR_RETURN(auto in, from.Open(name, version, entry.name));
+  CAIRN_ASSIGN_OR_RETURN(auto pending, to.Create(name, version, entry.name, entry.size));
+  CAIRN_RETURN_IF_ERROR(StreamVerified(*in, entry, [&](uint64_t, const uint8_t* p, uint64_t n) {
+    return pending->file().Append(p, n);
+  }));
+  return pending->Commit();
+}
+
+Status VerifyFile(const Tier& tier, const std::string& name, int64_t version,
+                  const FileEntry& entry) {
+  CAIRN_ASSIGN_OR_RETURN(auto in, tier.Open(name, version, entry.name));
+  return StreamVerified(*in, entry,
+                        [](uint64_t, const uint8_t*, uint64_t) { return Status::Ok(); });
+}
+
+}  // namespace cairn

@@ -1,0 +1,70 @@
+// Moving a rank's checkpoint bytes between application memory and tiers,
+// with a CRC32C on every block: writing a part file from protected regions,
+// reading it back into them, and copying committed files between tiers
+// (the drain), verifying every block on the way so that damage is never
+// propagated. Thread-safety: free functions; callers serialize per file.
+#ifndef CAIRN_RUNTIME_PART_IO_H_
+#define CAIRN_RUNTIME_PART_IO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "format/manifest.h"
+#include "format/part.h"
+#include "storage/tier.h"
+
+namespace cairn {
+
+// A protected region of application memory.
+struct Region {
+  int id = 0;
+  void* ptr = nullptr;
+  uint64_t count = 0;
+  uint64_t elem_size = 0;
+  uint64_t bytes() const { return count * elem_size; }
+};
+
+// The part header describing `regions` (sorted by id), laid out.
+PartHeader MakePartHeader(const std::string& name, int64_t version, int rank, int nranks,
+                          const std::vector<Region>& regions);
+
+// Writes and commits the part file; returns its manifest entry.
+Result<FileEntry> WritePart(Tier& tier, const PartHeader& header,
+                            const std::vector<Region>& regions);
+
+// Copies the file at `source` (outside any tier: a routed file) into the
+// version as `file` and returns its entry (one extent: the whole file).
+Result<FileEntry> WriteRoutedFile(Tier& tier, const std::string& name, int64_t version,
+                                  const std::string& file, const std::string& logical,
+                                  const std::string& source);
+
+// Reads and checks the header of a committed part file against its entry.
+Result<PartHeader> ReadPartHeader(const Tier& tier, const std::string& name, int64_t version,
+                                  const FileEntry& entry);
+
+// kMismatch naming the first difference, if the regions differ from header's.
+Status CheckRegionsMatch(const PartHeader& header, const std::vector<Region>& regions);
+
+// Reads the part's regions into application memory, verifying every block.
+// REQUIRES: CheckRegionsMatch(header, regions).ok().
+Status ReadPartInto(const Tier& tier, const std::string& name, int64_t version,
+                    const FileEntry& entry, const PartHeader& header,
+                    const std::vector<Region>& regions);
+
+// Copies a committed file to `dest_path` (outside any tier), verifying it.
+Status CopyOutVerified(const Tier& tier, const std::string& name, int64_t version,
+                       const FileEntry& entry, Env* env, const std::string& dest_path);
+
+// Copies a committed file from one tier to another (same name and version),
+// verifying every block against `entry`; commits it on `to`.
+Status CopyBetweenTiers(const Tier& from, Tier& to, const std::string& name, int64_t version,
+                        const FileEntry& entry);
+
+// Reads every block of a committed file and checks it (cairn verify).
+Status VerifyFile(const Tier& tier, const std::string& name, int64_t version,
+                  const FileEntry& entry);
+
+}  // namespace cairn
+
+#endif  // CAIRN_RUNTIME_PART_IO_H_

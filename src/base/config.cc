@@ -321,7 +321,9 @@ Result<Config> LoadConfig(const char* config_path, const EnvLookup& lookup, cons
   std::string text;
   if (!path.empty()) {
     auto loaded = read_file(path);
-    if (!loaded.ok()) return loaded.status().Annotate("reading config file");
+    if (!loaded.ok()) {
+      return Status(Code::kConfig, "reading config file: " + loaded.status().message());
+    }
     text = std::move(loaded).value();
   }
   return ParseConfig(text, path.empty() ? "defaults" : path, lookup, names);

@@ -29,12 +29,8 @@ class MpiComm final : public Comm {
   }
 
   Status InitTopology(int ranks_per_node) {
-    if (ranks_per_node > 0) {
-      node_ = rank_ / ranks_per_node;
-      nodes_ = (size_ + ranks_per_node - 1) / ranks_per_node;
-      ranks_on_node_ = std::min(ranks_per_node, size_ - node_ * ranks_per_node);
-      return Status::Ok();
-    }
+    // The shared-memory split runs on every rank whatever ranks_per_node
+    // says, so that ranks configured differently still make the same calls.
     // Real nodes: ranks sharing memory form a node; node numbers follow the
     // order of each node's lowest rank.
     MPI_Comm local;
@@ -54,6 +50,11 @@ class MpiComm final : public Comm {
         if (r == leader) node_ = nodes_;
         ++nodes_;
       }
+    }
+    if (ranks_per_node > 0) {
+      node_ = rank_ / ranks_per_node;
+      nodes_ = (size_ + ranks_per_node - 1) / ranks_per_node;
+      ranks_on_node_ = std::min(ranks_per_node, size_ - node_ * ranks_per_node);
     }
     return Status::Ok();
   }

@@ -117,7 +117,8 @@ Result<std::map<std::string, std::string>> Engine::PendingRoutedFiles() const {
   return out;
 }
 
-Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version) {
+Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version,
+                          bool remove_empty_dir) {
   CAIRN_ASSIGN_OR_RETURN(auto files, t.Files(name, version));
   std::string manifest = ManifestFileName(comm_->rank());
   // The manifest goes first: from then on the copy counts as incomplete.
@@ -127,7 +128,7 @@ Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version) {
   for (const auto& f : files) {
     if (IsOwnFile(f, comm_->rank()) && f != manifest) CAIRN_RETURN_IF_ERROR(t.Remove(name, version, f));
   }
-  return t.RemoveVersionDirIfEmpty(name, version);
+  return remove_empty_dir ? t.RemoveVersionDirIfEmpty(name, version) : Status::Ok();
 }
 
 Status Engine::WriteVersion(Tier& t, const std::string& name, int64_t version) {
@@ -135,7 +136,7 @@ Status Engine::WriteVersion(Tier& t, const std::string& name, int64_t version) {
     // A copy of this version left by an earlier run must not be mistaken
     // for the new one while the new one is being written.
     std::lock_guard<std::mutex> lock(mu_);
-    CAIRN_RETURN_IF_ERROR(RemoveCopy(t, name, version));
+    CAIRN_RETURN_IF_ERROR(RemoveCopy(t, name, version, /*remove_empty_dir=*/false));
   }
   std::vector<Region> regions = SortedRegions();
   Manifest manifest;
@@ -218,7 +219,7 @@ Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_
   std::pair<int, int64_t> pin{static_cast<int>(from), version};
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Status s = RemoveCopy(*dst, name, version);
+    Status s = RemoveCopy(*dst, name, version, /*remove_empty_dir=*/false);
     if (!s.ok()) {
       pinned_.erase(pinned_.find(pin));
       return s;
@@ -232,7 +233,7 @@ Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_
   {
     std::lock_guard<std::mutex> lock(mu_);
     pinned_.erase(pinned_.find(pin));
-    if (!s.ok()) (void)RemoveCopy(*dst, name, version);
+    if (!s.ok()) (void)RemoveCopy(*dst, name, version, /*remove_empty_dir=*/false);
   }
   if (!s.ok()) {
     s = s.Annotate(fmt::format("draining '{}' version {} from {} to {}", name, version,
@@ -280,7 +281,7 @@ Status Engine::Checkpoint(const std::string& name, int64_t version) {
     if (agreed.ok()) break;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      (void)RemoveCopy(*t, name, version);
+      (void)RemoveCopy(*t, name, version, /*remove_empty_dir=*/false);
     }
     if (!no_space) return agreed.Annotate(fmt::format("checkpoint '{}' version {}", name, version));
     if (!waited) {

@@ -70,7 +70,10 @@ class Engine {
   // manifest last).
   Status WriteVersion(Tier& tier, const std::string& name, int64_t version);
   // Removes this rank's copy of the version from tier (manifest first).
-  Status RemoveCopy(Tier& tier, const std::string& name, int64_t version);
+  // Ranks sharing the tier may be writing the same version right now: the
+  // directory is removed only when asked (when the version is retired).
+  Status RemoveCopy(Tier& tier, const std::string& name, int64_t version,
+                    bool remove_empty_dir = true);
   // Collective: agrees whether every rank succeeded; on failure returns the
   // local error or one naming a failed rank. *any_no_space tells whether
   // some rank failed because its tier was full.

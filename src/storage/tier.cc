@@ -94,7 +94,10 @@ Status Tier::RemoveVersionDirIfEmpty(const std::string& name, int64_t version) {
   std::string dir = VersionDir(name, version);
   auto files = env_->ListDir(dir);
   if (!files.ok() || !files->empty()) return Status::Ok();
-  return env_->DeleteDir(dir);
+  // Best effort: a rank sharing this tier may have just added a file, and
+  // then the directory rightly stays.
+  (void)env_->DeleteDir(dir);
+  return Status::Ok();
 }
 
 Result<std::vector<std::string>> Tier::Names() const {

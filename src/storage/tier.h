@@ -68,7 +68,7 @@ class Tier {
   Result<std::string> GetFile(const std::string& name, int64_t version,
                               const std::string& file) const;
   Status Remove(const std::string& name, int64_t version, const std::string& file);
-  // Removes the version directory if nothing is left in it.
+  // Removes the version directory if nothing is left in it (best effort).
   Status RemoveVersionDirIfEmpty(const std::string& name, int64_t version);
 
   // Checkpoint names stored here, and the versions (directories) of one.

@@ -1,0 +1,408 @@
+#include "cli/model_command.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "base/config.h"
+#include "env/env.h"
+#include "model/energy_optimizer.h"
+#include "model/failure_model.h"
+#include "model/json.h"
+#include "model/stated_profile.h"
+
+namespace cairn {
+
+namespace {
+
+// The slides' experimental setting (Saito et al.): the defaults, so that a
+// bare `cairn model` reproduces it.
+constexpr const char* kDefaultCheckpointSize = "64GB";
+constexpr double kDefaultFailureRate = 1.89e-5;
+constexpr double kDefaultAppPower = 471.1;
+
+struct ModelFlags {
+  std::string profile_path;
+  std::vector<std::string> devices;
+  std::string checkpoint_size = kDefaultCheckpointSize;
+  double lambda = 0;
+  const CLI::Option* lambda_option = nullptr;  // to tell "--lambda 0" from no --lambda
+  std::string mtbf;
+  double app_power_w = kDefaultAppPower;
+  std::string save_profile;
+  bool json = false;
+};
+
+// Everything the report shows about one device.
+struct DeviceResult {
+  DeviceEnergyReport report;
+  double time_optimal_s = 0;  // Vaidya, minimizing expected time
+  double young_s = 0;
+  double daly_s = 0;
+};
+
+// "14h", "840min", "50400s", "0.5d" or plain seconds.
+Result<double> ParseDuration(const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return Error(Code::kInvalidArgument, "'{}' is not a duration such as 14h or 50400s", text);
+  }
+  std::string unit = text.substr(used);
+  double scale = 0;
+  if (unit.empty() || unit == "s") {
+    scale = 1;
+  } else if (unit == "m" || unit == "min") {
+    scale = 60;
+  } else if (unit == "h") {
+    scale = 3600;
+  } else if (unit == "d") {
+    scale = 86400;
+  } else {
+    return Error(Code::kInvalidArgument, "unknown duration unit '{}' in '{}' (use s, min, h, d)",
+                 unit, text);
+  }
+  double seconds = value * scale;
+  if (!std::isfinite(seconds) || seconds <= 0) {
+    return Error(Code::kInvalidArgument, "duration '{}' must be > 0", text);
+  }
+  return seconds;
+}
+
+std::string Ghz(uint32_t khz) {
+  if (khz == 0) return "fixed";
+  return fmt::format("{}", khz / 1e6);
+}
+
+std::string Procs(int n) { return fmt::format("{} proc{}", n, n == 1 ? "" : "s"); }
+
+std::string Hours(double seconds) { return fmt::format("{:.2f} h", seconds / 3600); }
+
+JsonValue SettingJson(const IoSetting& s) {
+  JsonValue v = JsonValue::Object{};
+  v.Set("frequency_khz", s.frequency_khz);
+  v.Set("parallelism", s.parallelism);
+  v.Set("throughput_bps", s.throughput_bps);
+  v.Set("watts", s.watts);
+  v.Set("seconds", s.seconds);
+  v.Set("joules", s.joules());
+  return v;
+}
+
+JsonValue PlanJson(const EnergyPlan& plan) {
+  JsonValue v = JsonValue::Object{};
+  v.Set("write", SettingJson(plan.write));
+  v.Set("read", SettingJson(plan.read));
+  v.Set("interval_s", plan.interval.compute_s);
+  v.Set("epe_w", plan.epe_w());
+  JsonValue times = JsonValue::Object{};
+  times.Set("compute_s", plan.interval.times.compute_s);
+  times.Set("checkpoint_s", plan.interval.times.checkpoint_s);
+  times.Set("restart_s", plan.interval.times.restart_s);
+  v.Set("expected_times", std::move(times));
+  return v;
+}
+
+void PrintJson(const std::vector<DeviceResult>& results, const IoProfile& profile,
+               const EnergyProblem& problem, const std::string& profile_origin) {
+  std::string out;
+  for (const DeviceResult& r : results) {
+    JsonValue v = JsonValue::Object{};
+    v.Set("device", r.report.device);
+    v.Set("profile", profile_origin);
+    v.Set("power_source", PowerSourceName(profile.power_source));
+    v.Set("checkpoint_bytes", problem.checkpoint_bytes);
+    v.Set("failure_rate", problem.failure_rate);
+    v.Set("app_power_w", problem.app_power_w);
+    v.Set("best", PlanJson(r.report.best));
+    JsonValue::Array alternatives;
+    for (const FixedPlan& alt : r.report.alternatives) {
+      JsonValue a = PlanJson(alt.plan);
+      a.AsObject().insert(a.AsObject().begin(), {"name", JsonValue(alt.name)});
+      a.Set("saving", alt.improvement);
+      alternatives.push_back(std::move(a));
+    }
+    v.Set("alternatives", std::move(alternatives));
+    JsonValue intervals = JsonValue::Object{};
+    intervals.Set("epe_optimal_s", r.report.best.interval.compute_s);
+    intervals.Set("time_optimal_s", r.time_optimal_s);
+    intervals.Set("young_s", r.young_s);
+    intervals.Set("daly_s", r.daly_s);
+    v.Set("intervals", std::move(intervals));
+    out += WriteJson(v, 0) + "\n";
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+// The slides' "summary of experiment": per operation and device, the best
+// CPU frequency and number of I/O processes.
+std::string SummaryTable(const std::vector<DeviceResult>& results) {
+  size_t width = 7;
+  for (const DeviceResult& r : results) width = std::max(width, r.report.device.size() + 2);
+  const int w = static_cast<int>(width);
+  const int block = w * static_cast<int>(results.size());
+  std::string out = "Energy-aware optimal CPU frequency and number of I/O processes\n";
+  out += fmt::format("{:<15}|{:^{}}|{:^{}}\n", "", "Read", block + 1, "Write", block + 1);
+  std::string lines[3] = {fmt::format("{:<15}|", ""), fmt::format("{:<15}|", "CPU freq [GHz]"),
+                          fmt::format("{:<15}|", "# of procs")};
+  for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
+    for (const DeviceResult& r : results) {
+      const IoSetting& s = op == IoOp::kRead ? r.report.best.read : r.report.best.write;
+      lines[0] += fmt::format("{:>{}}", r.report.device, w);
+      lines[1] += fmt::format("{:>{}}", Ghz(s.frequency_khz), w);
+      lines[2] += fmt::format("{:>{}}", s.parallelism, w);
+    }
+    if (op == IoOp::kRead) {
+      for (std::string& line : lines) line += " |";
+    }
+  }
+  for (const std::string& line : lines) out += line + "\n";
+  return out;
+}
+
+// Column layout of the per-device table; the header and the rows share it.
+constexpr const char* kRowFormat =
+    "{:<22} | {:>5} {:>5} {:>8} {:>8} {:>8} | {:>5} {:>5} {:>8} {:>8} | {:>8} | {:>8} | {:>7}\n";
+
+std::string PlanRow(const std::string& label, const EnergyPlan& plan, const std::string& saving) {
+  return fmt::format(
+      fmt::runtime(kRowFormat), label, Ghz(plan.write.frequency_khz), plan.write.parallelism,
+      fmt::format("{:.1f}", plan.write.seconds), fmt::format("{:.1f}", plan.write.watts),
+      fmt::format("{:.1f}", plan.write.joules() / 1e3), Ghz(plan.read.frequency_khz),
+      plan.read.parallelism, fmt::format("{:.1f}", plan.read.seconds),
+      fmt::format("{:.1f}", plan.read.watts), fmt::format("{:.0f}", plan.interval.compute_s),
+      fmt::format("{:.2f}", plan.epe_w()), saving);
+}
+
+std::string DeviceTable(const DeviceResult& r, double app_power_w) {
+  const DeviceEnergyReport& report = r.report;
+  std::string out = fmt::format("\n{}: each plan at its own EPE-optimal checkpoint interval T_A\n",
+                                report.device);
+  out += fmt::format("{:<22} | {:<38} | {:<29} | {:>8} | {:>8} | {:>7}\n", "plan",
+                     "checkpoint write", "restart read", "T_A", "EPE", "saving");
+  out += fmt::format(fmt::runtime(kRowFormat), "", "GHz", "procs", "T_C [s]", "W_C [W]",
+                     "E_C [kJ]", "GHz", "procs", "T_R [s]", "W_R [W]", "[s]", "[W]", "");
+  out += PlanRow("energy-optimal", report.best, "");
+  for (const FixedPlan& alt : report.alternatives) {
+    out += PlanRow(fmt::format("{}, {}", alt.name, Procs(alt.plan.write.parallelism)), alt.plan,
+                   fmt::format("{:.2f} %", 100 * alt.improvement));
+  }
+  const EnergyPlan& best = report.best;
+  out += fmt::format(
+      "saving: how much less EPE the energy-optimal plan needs than that row's.\n"
+      "EPE {:.2f} W = W_A x {:.4f}. Per T_A = {:.0f} s ({}) of work expect {:.1f} s computing "
+      "(with re-execution), {:.1f} s checkpointing, {:.2f} s restarting.\n"
+      "Interval for T_C = {:.1f} s: EPE-optimal {:.0f} s, time-optimal {:.0f} s, Young {:.0f} s, "
+      "Daly {:.0f} s.\n",
+      best.epe_w(), best.epe_w() / app_power_w, best.interval.compute_s,
+      Hours(best.interval.compute_s), best.interval.times.compute_s,
+      best.interval.times.checkpoint_s, best.interval.times.restart_s, best.write.seconds,
+      best.interval.compute_s, r.time_optimal_s, r.young_s, r.daly_s);
+  return out;
+}
+
+void PrintText(const std::vector<DeviceResult>& results, const IoProfile& profile,
+               const EnergyProblem& problem, const std::string& profile_origin) {
+  std::string out =
+      "cairn model: energy-aware checkpoint/restart I/O (Vaidya's three-state model, EPE)\n";
+  out += fmt::format("profile: {} (power: {})\n", profile_origin,
+                     PowerSourceName(profile.power_source));
+  if (!profile.description.empty() && profile_origin != profile.description) {
+    out += fmt::format("  {}\n", profile.description);
+  }
+  out += fmt::format(
+      "checkpoint {:.4g} GB per node, failure rate λ = {:.3g} /s (MTBF {:.0f} s = {}), "
+      "W_A = {} W\n\n",
+      problem.checkpoint_bytes / 1e9, problem.failure_rate, 1 / problem.failure_rate,
+      Hours(1 / problem.failure_rate), problem.app_power_w);
+  out += SummaryTable(results);
+  for (const DeviceResult& r : results) out += DeviceTable(r, problem.app_power_w);
+  // Centred and empty cells leave trailing blanks; drop them.
+  std::string trimmed;
+  for (char c : out) {
+    if (c == '\n') {
+      while (!trimmed.empty() && trimmed.back() == ' ') trimmed.pop_back();
+    }
+    trimmed.push_back(c);
+  }
+  std::fputs(trimmed.c_str(), stdout);
+}
+
+int RunModel(const ModelFlags& flags) {
+  auto usage = [](const std::string& option, const Status& s) {
+    fmt::print(stderr, "cairn model: {}: {}\n", option, s.ToString());
+    return 2;
+  };
+  EnergyProblem problem;
+  auto size = ParseSize(flags.checkpoint_size);
+  if (!size.ok()) return usage("--checkpoint-size", size.status());
+  if (*size == 0) return usage("--checkpoint-size", Error(Code::kInvalidArgument, "must be > 0"));
+  problem.checkpoint_bytes = static_cast<double>(*size);
+  problem.failure_rate = kDefaultFailureRate;
+  if (!flags.mtbf.empty()) {
+    auto mtbf = ParseDuration(flags.mtbf);
+    if (!mtbf.ok()) return usage("--mtbf", mtbf.status());
+    problem.failure_rate = 1 / *mtbf;
+  } else if (flags.lambda_option != nullptr && flags.lambda_option->count() > 0) {
+    if (!std::isfinite(flags.lambda) || flags.lambda <= 0) {
+      return usage("--lambda", Error(Code::kInvalidArgument, "must be > 0, got {}", flags.lambda));
+    }
+    problem.failure_rate = flags.lambda;
+  }
+  if (!std::isfinite(flags.app_power_w) || flags.app_power_w <= 0) {
+    return usage("--app-power",
+                 Error(Code::kInvalidArgument, "must be > 0 W, got {}", flags.app_power_w));
+  }
+  problem.app_power_w = flags.app_power_w;
+
+  IoProfile profile;
+  std::string origin;
+  if (!flags.profile_path.empty()) {
+    auto text = PosixEnv()->ReadFileToString(flags.profile_path);
+    if (!text.ok()) return usage("--profile", text.status());
+    auto parsed = ParseIoProfile(*text);
+    if (!parsed.ok()) {
+      fmt::print(stderr, "cairn model: {}: {}\n", flags.profile_path,
+                 parsed.status().ToString());
+      return 1;
+    }
+    profile = std::move(parsed).value();
+    origin = flags.profile_path;
+  } else {
+    std::vector<std::string> names = flags.devices;
+    if (names.empty()) names = {"ssd", "iodrive"};
+    std::vector<StatedDevice> devices;
+    for (const std::string& name : names) {
+      auto d = StatedDeviceByName(name);
+      if (!d.ok()) return usage("--device", d.status());
+      devices.push_back(*d);
+    }
+    // W_A is both the problem's compute power and, in the stated model, what
+    // fixes a busy core's power; keep them the same figure.
+    StatedNode node = SlidesNode();
+    if (problem.app_power_w <= node.idle_w) {
+      return usage("--app-power",
+                   Error(Code::kInvalidArgument,
+                         "{} W is not above the stated node's idle power of {} W",
+                         problem.app_power_w, node.idle_w));
+    }
+    node.app_power_w = problem.app_power_w;
+    auto built = BuildStatedProfile(node, devices);
+    if (!built.ok()) {
+      fmt::print(stderr, "cairn model: {}\n", built.status().ToString());
+      return 1;
+    }
+    profile = std::move(built).value();
+    origin = "built from stated device figures (see docs/model.md)";
+  }
+
+  if (!flags.save_profile.empty()) {
+    std::string text = SerializeIoProfile(profile);
+    Status s = PosixEnv()->WriteFileAtomic(flags.save_profile, text.data(), text.size(), true);
+    if (!s.ok()) {
+      fmt::print(stderr, "cairn model: --save-profile: {}\n", s.ToString());
+      return 1;
+    }
+  }
+
+  auto reports = OptimizeEnergy(profile, problem);
+  if (!reports.ok()) {
+    fmt::print(stderr, "cairn model: {}\n", reports.status().ToString());
+    return 1;
+  }
+  std::vector<DeviceResult> results;
+  for (DeviceEnergyReport& report : *reports) {
+    DeviceResult r;
+    const EnergyPlan& best = report.best;
+    IntervalProblem time_problem{problem.failure_rate, best.write.seconds, best.read.seconds, {}};
+    auto time_opt = OptimizeInterval(time_problem, IntervalObjective::kTime);
+    auto young = YoungInterval(best.write.seconds, 1 / problem.failure_rate);
+    auto daly = DalyInterval(best.write.seconds, 1 / problem.failure_rate);
+    for (const Status& s : {time_opt.status(), young.status(), daly.status()}) {
+      if (!s.ok()) {
+        fmt::print(stderr, "cairn model: device '{}': {}\n", report.device, s.ToString());
+        return 1;
+      }
+    }
+    r.time_optimal_s = time_opt->compute_s;
+    r.young_s = *young;
+    r.daly_s = *daly;
+    r.report = std::move(report);
+    results.push_back(std::move(r));
+  }
+  if (flags.json) {
+    std::string source = flags.profile_path.empty() ? "stated" : flags.profile_path;
+    PrintJson(results, profile, problem, source);
+  } else {
+    PrintText(results, profile, problem, origin);
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace
+
+void AddModelCommand(CLI::App& app, int& exit_code) {
+  // The flags must live as long as app (CLI11 writes into them while
+  // parsing); the callback, stored in the subcommand, owns them.
+  auto flags = std::make_shared<ModelFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "model",
+      "Energy-aware checkpoint I/O: the CPU frequency and number of I/O processes for "
+      "checkpoint writes and restart reads, and the checkpoint interval, that minimize the "
+      "energy per unit of effective time (EPE) under Vaidya's failure model");
+  CLI::Option* profile =
+      cmd->add_option("--profile", flags->profile_path,
+                      "I/O profile (JSON, docs/model.md): throughput and power per device, "
+                      "operation, I/O parallelism and CPU frequency, as `cairn profile` "
+                      "measures it")
+          ->check(CLI::ExistingFile);
+  cmd->add_option("--device", flags->devices,
+                  "instead of a profile, model these devices from their stated figures on the "
+                  "slides' node (4x Opteron 6172): ssd (Intel SSD 320, 270/220 MB/s read/write), "
+                  "iodrive (Fusion-io ioDrive, 735/510 MB/s); comma-separated or repeated "
+                  "(default: both)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"ssd", "iodrive"}))
+      ->excludes(profile);
+  cmd->add_option("--checkpoint-size", flags->checkpoint_size,
+                  "checkpoint bytes written per node (and read back on restart), e.g. 64GB "
+                  "(10^9 bytes) or 60GiB")
+      ->capture_default_str();
+  CLI::Option* lambda =
+      cmd->add_option("--lambda", flags->lambda,
+                      "failure rate λ of the job, failures per second (1/MTBF); default 1.89e-5, "
+                      "the slides' TSUBAME2.0 figure (MTBF about 14 h)");
+  cmd->add_option("--mtbf", flags->mtbf,
+                  "mean time between failures instead of --lambda: seconds, or with a unit "
+                  "s, min, h, d (e.g. 14h)")
+      ->excludes(lambda);
+  flags->lambda_option = lambda;
+  cmd->add_option("--app-power", flags->app_power_w,
+                  "W_A: node power while the application computes, in watts (NPB SP class C "
+                  "on the slides' node)")
+      ->capture_default_str();
+  cmd->add_option("--save-profile", flags->save_profile,
+                  "also write the profile used (e.g. the stated one) to this JSON file, a "
+                  "starting point for your own");
+  cmd->add_flag("--json", flags->json,
+                "one JSON object per device and line instead of tables: best plan, fixed "
+                "alternatives with their saving, intervals");
+  cmd->footer(
+      "Plans: energy-optimal is the profile lookup; performance/powersave run I/O at the "
+      "highest/lowest frequency with 1 or with the most processes. Each plan uses the "
+      "checkpoint interval that minimizes its EPE; saving = (EPE of the plan - optimal EPE) / "
+      "EPE of the plan.");
+  cmd->callback([flags, &exit_code]() { exit_code = RunModel(*flags); });
+}
+
+}  // namespace cairn

@@ -1,0 +1,185 @@
+#include "model/io_profile.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "model/json.h"
+
+namespace cairn {
+namespace {
+
+// Two frequencies, parallelism {1, 4}, table power: small enough to check
+// every number by hand.
+IoProfile SmallProfile() {
+  IoProfile p;
+  p.description = "test";
+  p.frequencies_khz = {1000000, 2000000};
+  p.cores = 4;
+  p.power_source = PowerSource::kTable;
+  p.idle_w = {100, 110};
+  p.core_busy_w = {2, 5};
+  DeviceIoProfile d;
+  d.name = "ssd";
+  d.parallelism = {1, 4};
+  d.active_w[static_cast<int>(IoOp::kRead)] = 1;
+  d.active_w[static_cast<int>(IoOp::kWrite)] = 3;
+  d.op(IoOp::kRead).throughput_bps = {{100e6, 90e6}, {120e6, 95e6}};
+  d.op(IoOp::kRead).busy_cores = {{0.5, 2}, {0.25, 1}};
+  d.op(IoOp::kWrite).throughput_bps = {{80e6, 60e6}, {100e6, 70e6}};
+  d.op(IoOp::kWrite).busy_cores = {{0.5, 4}, {0.5, 3}};
+  p.devices.push_back(d);
+  return p;
+}
+
+TEST(IoProfileTest, PointsFollowThePowerSource) {
+  IoProfile p = SmallProfile();
+  ASSERT_TRUE(ValidateIoProfile(p).ok()) << ValidateIoProfile(p).ToString();
+  const DeviceIoProfile& d = p.devices[0];
+  // Table: idle 110 + 3 busy cores · 5 W + 3 W of device = 128 W.
+  IoPoint w = IoProfilePoint(p, d, IoOp::kWrite, 1, 1);
+  EXPECT_EQ(w.throughput_bps, 70e6);
+  EXPECT_EQ(w.watts, 128);
+  // 100 + 0.5 · 2 + 1 = 102 W.
+  EXPECT_EQ(IoProfilePoint(p, d, IoOp::kRead, 0, 0).watts, 102);
+
+  // RAPL: the measured figure plus the device, which RAPL cannot see.
+  p.power_source = PowerSource::kRapl;
+  p.devices[0].op(IoOp::kWrite).watts = {{150, 160}, {170, 180}};
+  p.devices[0].op(IoOp::kRead).watts = {{140, 150}, {160, 170}};
+  ASSERT_TRUE(ValidateIoProfile(p).ok());
+  EXPECT_EQ(IoProfilePoint(p, p.devices[0], IoOp::kWrite, 1, 1).watts, 183);
+  EXPECT_EQ(IoProfilePoint(p, p.devices[0], IoOp::kRead, 0, 1).watts, 151);
+}
+
+TEST(IoProfileTest, JsonRoundTrip) {
+  IoProfile p = SmallProfile();
+  std::string text = SerializeIoProfile(p);
+  auto back = ParseIoProfile(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << text;
+  EXPECT_EQ(SerializeIoProfile(*back), text);
+  EXPECT_EQ(back->frequencies_khz, p.frequencies_khz);
+  EXPECT_EQ(back->devices[0].op(IoOp::kWrite).busy_cores, p.devices[0].op(IoOp::kWrite).busy_cores);
+  EXPECT_EQ(back->devices[0].active_w[1], 3);
+
+  p.power_source = PowerSource::kRapl;
+  p.idle_w.clear();
+  p.core_busy_w.clear();
+  for (auto& op : p.devices[0].ops) {
+    op.busy_cores.clear();
+    op.watts = {{150, 160}, {170, 180}};
+  }
+  text = SerializeIoProfile(p);
+  back = ParseIoProfile(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << text;
+  EXPECT_EQ(back->power_source, PowerSource::kRapl);
+  EXPECT_EQ(SerializeIoProfile(*back), text);
+}
+
+TEST(IoProfileTest, ReadsTheDocumentedForm) {
+  // The example of docs/model.md, without DVFS (one unknown frequency).
+  const char* text = R"({
+    "format": "cairn-io-profile", "version": 1,
+    "cpu": {"frequencies_khz": [0], "cores": 2},
+    "power": {"source": "rapl"},
+    "devices": [{"name": "nvme0", "parallelism": [1, 2],
+                 "read":  {"throughput_bps": [[2e9, 3e9]], "watts": [[30, 35]]},
+                 "write": {"throughput_bps": [[1e9, 1.5e9]], "watts": [[31, 36]]}}]
+  })";
+  auto p = ParseIoProfile(text);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->devices[0].max_parallelism(), 2);
+  EXPECT_EQ(p->devices[0].active_w[0], 0);
+  EXPECT_EQ(IoProfilePoint(*p, p->devices[0], IoOp::kWrite, 0, 1).watts, 36);
+  EXPECT_NE(p->FindDevice("nvme0"), nullptr);
+  EXPECT_EQ(p->FindDevice("ssd"), nullptr);
+}
+
+// Applies `edit` to the JSON of SmallProfile and expects ParseIoProfile to
+// fail with `code` and a message containing `needle`.
+void ExpectRejected(void (*edit)(JsonValue&), Code code, const std::string& needle) {
+  auto root = ParseJson(SerializeIoProfile(SmallProfile()));
+  ASSERT_TRUE(root.ok());
+  edit(*root);
+  auto p = ParseIoProfile(WriteJson(*root));
+  ASSERT_FALSE(p.ok()) << "accepted an edit expected to fail with: " << needle;
+  EXPECT_EQ(p.status().code(), code) << p.status().message();
+  EXPECT_NE(p.status().message().find(needle), std::string::npos) << p.status().message();
+}
+
+JsonValue& Member(JsonValue& v, const char* key) {
+  for (auto& m : v.AsObject()) {
+    if (m.first == key) return m.second;
+  }
+  ADD_FAILURE() << "no member " << key;
+  return v;
+}
+JsonValue& Dev(JsonValue& root) { return Member(root, "devices").AsArray()[0]; }
+
+TEST(IoProfileTest, RejectsBadDocuments) {
+  ExpectRejected([](JsonValue& r) { r.Set("format", "other"); }, Code::kCorrupt, "format");
+  ExpectRejected([](JsonValue& r) { r.Set("version", 2); }, Code::kUnsupported, "version 2");
+  ExpectRejected([](JsonValue& r) { r.Set("extra", 1); }, Code::kCorrupt,
+                 "unknown member \"extra\"");
+  ExpectRejected([](JsonValue& r) { Member(r, "cpu").Set("cores", 1.5); }, Code::kCorrupt,
+                 "cpu.cores");
+  ExpectRejected([](JsonValue& r) { Member(r, "cpu").Set("cores", "4"); }, Code::kCorrupt,
+                 "cpu.cores: expected a number, got string");
+  ExpectRejected([](JsonValue& r) { Member(r, "power").Set("source", "meter"); }, Code::kCorrupt,
+                 "power.source");
+  ExpectRejected([](JsonValue& r) { Dev(r).Set("name", "../x"); }, Code::kInvalidArgument,
+                 "devices[0].name");
+  ExpectRejected([](JsonValue& r) { Dev(r).Set("parallelism", JsonValue::Array{4, 1}); },
+                 Code::kInvalidArgument, "ascending");
+  ExpectRejected([](JsonValue& r) { Dev(r).Set("parallelism", JsonValue::Array{0, 4}); },
+                 Code::kCorrupt, "devices[0].parallelism[0]");
+  ExpectRejected(
+      [](JsonValue& r) {
+        Member(Dev(r), "write").Set("throughput_bps", JsonValue::Array{JsonValue::Array{1, 2}});
+      },
+      Code::kInvalidArgument, "devices[0].write.throughput_bps: has 1 rows");
+  ExpectRejected(
+      [](JsonValue& r) {
+        Member(Dev(r), "read").Set("throughput_bps", JsonValue::Array{JsonValue::Array{1, 0},
+                                                                      JsonValue::Array{1, 2}});
+      },
+      Code::kInvalidArgument, "devices[0].read.throughput_bps[0][1]");
+  ExpectRejected(
+      [](JsonValue& r) {
+        Member(Dev(r), "read").Set("busy_cores", JsonValue::Array{JsonValue::Array{1, 5},
+                                                                  JsonValue::Array{1, 2}});
+      },
+      Code::kInvalidArgument, "devices[0].read.busy_cores[0][1]");  // more than 4 cores
+  ExpectRejected([](JsonValue& r) { Member(Dev(r), "read").AsObject().pop_back(); },
+                 Code::kInvalidArgument, "busy_cores");  // table power needs busy cores
+  ExpectRejected([](JsonValue& r) { Member(r, "power").Set("source", "rapl"); },
+                 Code::kInvalidArgument, "watts");  // RAPL power needs watts
+  ExpectRejected([](JsonValue& r) { Member(r, "power").Set("idle_w", JsonValue::Array{1}); },
+                 Code::kInvalidArgument, "power.idle_w");
+  ExpectRejected(
+      [](JsonValue& r) { Member(r, "cpu").Set("frequencies_khz", JsonValue::Array{2, 1}); },
+      Code::kInvalidArgument, "ascending");
+  ExpectRejected(
+      [](JsonValue& r) { Member(r, "cpu").Set("frequencies_khz", JsonValue::Array{0, 1}); },
+      Code::kInvalidArgument, "0 (unknown)");
+  ExpectRejected([](JsonValue& r) { Member(r, "devices").AsArray().clear(); },
+                 Code::kInvalidArgument, "devices");
+  ExpectRejected(
+      [](JsonValue& r) {
+        JsonValue copy = Dev(r);
+        Member(r, "devices").AsArray().push_back(copy);
+      },
+      Code::kInvalidArgument, "appears twice");
+  ExpectRejected([](JsonValue& r) { Dev(r).Set("active_w", JsonValue::Object{{"read", -1}}); },
+                 Code::kInvalidArgument, "active_w.read");
+  ExpectRejected([](JsonValue& r) { Dev(r).AsObject().pop_back(); }, Code::kCorrupt,
+                 "missing member \"write\"");
+  auto malformed = ParseIoProfile("{\"format\": ");
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.status().code(), Code::kCorrupt);
+  EXPECT_NE(malformed.status().message().find("I/O profile: line 1"), std::string::npos)
+      << malformed.status().message();
+}
+
+}  // namespace
+}  // namespace cairn

@@ -1,0 +1,126 @@
+/* Tests the C API from C: bad input of every kind gets a clear error, the
+ * process keeps running, and a round trip works. Single-process mode. */
+#define CAIRN_NO_MPI
+#include "cairn/cairn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures = 0;
+
+#define EXPECT(cond)                                                     \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                        \
+    }                                                                    \
+  } while (0)
+
+/* rc must be `code` and the message must mention `needle`. */
+static void expect_error(int rc, int code, const char *needle, int line) {
+  const char *msg = cairn_error_message(rc);
+  if (rc != code || msg == NULL || strstr(msg, needle) == NULL) {
+    fprintf(stderr, "capi_test.c:%d: got %d (%s), expected %d mentioning '%s'\n", line, rc,
+            msg ? msg : "(null)", code, needle);
+    ++failures;
+  }
+}
+#define EXPECT_ERROR(rc, code, needle) expect_error((rc), (code), (needle), __LINE__)
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+int main(void) {
+  char dir[] = "/tmp/cairn-capi-XXXXXX";
+  if (mkdtemp(dir) == NULL) return 2;
+  char config[512], text[1024], bad_key[512], bad_value[512];
+  snprintf(config, sizeof config, "%s/ok.toml", dir);
+  snprintf(text, sizeof text,
+           "[general]\ndir = \"%s\"\nlog_level = \"off\"\n[tiers.memory]\npath = \"%s/shm/{node}\"\n",
+           dir, dir);
+  write_file(config, text);
+  snprintf(bad_key, sizeof bad_key, "%s/bad_key.toml", dir);
+  write_file(bad_key, "[tiers.memory]\ncapacitee = \"1GiB\"\n");
+  snprintf(bad_value, sizeof bad_value, "%s/bad_value.toml", dir);
+  write_file(bad_value, "[retention]\nkeep = -3\n");
+
+  double grid[1000];
+  long step = 0;
+  char path[4096];
+
+  /* Before init, every call is refused. */
+  EXPECT_ERROR(cairn_protect(0, grid, 1000, sizeof(double)), CAIRN_E_NOT_INITIALIZED, "not initialized");
+  EXPECT_ERROR(cairn_checkpoint("x", 1), CAIRN_E_NOT_INITIALIZED, "cairn_checkpoint");
+  EXPECT_ERROR(cairn_finalize(), CAIRN_E_NOT_INITIALIZED, "not initialized");
+  EXPECT(cairn_restart_test("x", -1) == -1);
+
+  /* Bad configuration names the key and the value. */
+  EXPECT_ERROR(cairn_init_single(bad_key), CAIRN_E_CONFIG, "tiers.memory.capacitee");
+  EXPECT_ERROR(cairn_init_single(bad_value), CAIRN_E_CONFIG, "retention.keep");
+  EXPECT_ERROR(cairn_init_single(bad_value), CAIRN_E_CONFIG, "-3");
+  EXPECT_ERROR(cairn_init_single("/nonexistent/cairn.toml"), CAIRN_E_CONFIG, "/nonexistent/cairn.toml");
+
+  EXPECT(cairn_init_single(config) == CAIRN_SUCCESS);
+  EXPECT_ERROR(cairn_init_single(config), CAIRN_E_ALREADY_INITIALIZED, "already");
+
+  /* Bad arguments. */
+  EXPECT_ERROR(cairn_protect(0, NULL, 10, 8), CAIRN_E_INVALID_ARGUMENT, "NULL");
+  EXPECT_ERROR(cairn_protect(0, grid, 0, 8), CAIRN_E_INVALID_ARGUMENT, "zero");
+  EXPECT_ERROR(cairn_protect(0, grid, 10, 0), CAIRN_E_INVALID_ARGUMENT, "zero");
+  EXPECT_ERROR(cairn_protect(-2, grid, 10, 8), CAIRN_E_INVALID_ARGUMENT, "negative");
+  EXPECT_ERROR(cairn_unprotect(42), CAIRN_E_NOT_FOUND, "42");
+  EXPECT_ERROR(cairn_checkpoint(NULL, 1), CAIRN_E_INVALID_ARGUMENT, "NULL");
+  EXPECT_ERROR(cairn_checkpoint("../x", 1), CAIRN_E_INVALID_ARGUMENT, "../x");
+  EXPECT_ERROR(cairn_checkpoint("a/b", 1), CAIRN_E_INVALID_ARGUMENT, "a/b");
+  char *long_name = malloc(10001);
+  memset(long_name, 'n', 10000);
+  long_name[10000] = '\0';
+  EXPECT_ERROR(cairn_checkpoint(long_name, 1), CAIRN_E_INVALID_ARGUMENT, "10000 characters");
+  EXPECT_ERROR(cairn_route_file(long_name, path, sizeof path), CAIRN_E_INVALID_ARGUMENT, "10000");
+  free(long_name);
+  EXPECT_ERROR(cairn_checkpoint("heat", -5), CAIRN_E_INVALID_ARGUMENT, "-5");
+  EXPECT_ERROR(cairn_route_file(NULL, path, sizeof path), CAIRN_E_INVALID_ARGUMENT, "NULL");
+  EXPECT_ERROR(cairn_route_file("f", NULL, 10), CAIRN_E_INVALID_ARGUMENT, "NULL");
+  EXPECT_ERROR(cairn_route_file("f", path, 4), CAIRN_E_INVALID_ARGUMENT, "holds 4 bytes");
+  EXPECT_ERROR(cairn_route_file("..", path, sizeof path), CAIRN_E_INVALID_ARGUMENT, "'..'");
+  EXPECT_ERROR(cairn_restart("heat", 3), CAIRN_E_NOT_FOUND, "heat");
+
+  /* And after all that, the library still works. */
+  for (int i = 0; i < 1000; ++i) grid[i] = i * 0.25;
+  step = 17;
+  EXPECT(cairn_protect(0, grid, 1000, sizeof(double)) == CAIRN_SUCCESS);
+  EXPECT(cairn_protect(1, &step, 1, sizeof step) == CAIRN_SUCCESS);
+  EXPECT(cairn_route_file("notes.txt", path, sizeof path) == CAIRN_SUCCESS);
+  write_file(path, "routed file contents");
+  EXPECT(cairn_checkpoint("heat", 17) == CAIRN_SUCCESS);
+  EXPECT(cairn_checkpoint_wait() == CAIRN_SUCCESS);
+  memset(grid, 0, sizeof grid);
+  step = 0;
+  EXPECT(cairn_restart_test("heat", -1) == 17);
+  EXPECT(cairn_restart("heat", 17) == 17);
+  EXPECT(step == 17);
+  EXPECT(grid[999] == 999 * 0.25);
+  EXPECT(cairn_route_file("notes.txt", path, sizeof path) == CAIRN_SUCCESS);
+  FILE *f = fopen(path, "r");
+  char back[64] = {0};
+  EXPECT(f != NULL && fgets(back, sizeof back, f) != NULL);
+  if (f) fclose(f);
+  EXPECT(strcmp(back, "routed file contents") == 0);
+  EXPECT(cairn_finalize() == CAIRN_SUCCESS);
+
+  /* After finalize, calls are refused again; init works again. */
+  EXPECT_ERROR(cairn_checkpoint("heat", 18), CAIRN_E_NOT_INITIALIZED, "not initialized");
+  EXPECT(cairn_version() == CAIRN_VERSION_NUMBER);
+  EXPECT(strlen(cairn_error_message(-999)) > 0);
+
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) ++failures;
+  printf("%d passed, %d failed\n", failures == 0 ? 1 : 0, failures == 0 ? 0 : 1);
+  return failures == 0 ? 0 : 1;
+}

@@ -65,8 +65,15 @@ Result<std::unique_ptr<PendingFile>> Tier::Create(const std::string& name, int64
   WriteOptions options;
   options.direct_io = config_.direct_io && persists();
   options.expected_size = expected_size;
-  CAIRN_ASSIGN_OR_RETURN(auto writable, env_->NewWritableFile(tmp, options));
-  return std::make_unique<PendingFile>(env_, std::move(writable), tmp, path, persists());
+  auto writable = env_->NewWritableFile(tmp, options);
+  if (!writable.ok() && !env_->FileExists(dir)) {
+    // A rank sharing this tier retired an empty directory of the same name
+    // between our mkdir and our create: make it again, once.
+    CAIRN_RETURN_IF_ERROR(env_->CreateDirs(dir));
+    writable = env_->NewWritableFile(tmp, options);
+  }
+  if (!writable.ok()) return writable.status();
+  return std::make_unique<PendingFile>(env_, std::move(writable).value(), tmp, path, persists());
 }
 
 Status Tier::PutFile(const std::string& name, int64_t version, const std::string& file,

@@ -1,0 +1,31 @@
+# Installation: libcairn (shared and static), the public headers, the
+# `cairn` command, a CMake package (find_package(cairn) -> cairn::cairn) and
+# a pkg-config file (cairn.pc).
+include(CMakePackageConfigHelpers)
+
+install(TARGETS cairn cairn_static EXPORT cairnTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS cairn_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES include/cairn/cairn.h include/cairn/cairn.hpp
+              ${PROJECT_BINARY_DIR}/include/cairn/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn)
+
+install(EXPORT cairnTargets NAMESPACE cairn:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cairn)
+file(WRITE ${PROJECT_BINARY_DIR}/cairnConfig.cmake.in [=[
+@PACKAGE_INIT@
+include(CMakeFindDependencyMacro)
+find_dependency(MPI COMPONENTS C)
+include("${CMAKE_CURRENT_LIST_DIR}/cairnTargets.cmake")
+]=])
+configure_package_config_file(${PROJECT_BINARY_DIR}/cairnConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cairnConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cairn)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cairnConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cairnConfig.cmake ${PROJECT_BINARY_DIR}/cairnConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cairn)
+
+configure_file(${PROJECT_SOURCE_DIR}/cmake/cairn.pc.in ${PROJECT_BINARY_DIR}/cairn.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cairn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -98,7 +98,7 @@ ConfigKey EnumKey(std::string section, std::string name, std::string fallback, s
                   std::function<E&(Config&)> field) {
   std::string full = section + "." + name;
   std::string listed;
-  for (const auto& [text, value] : choices) listed += (listed.empty() ? "" : " | ") + text;
+  for (const auto& [text, value] : choices) listed += (listed.empty() ? "" : ", ") + text;
   return {section, name, listed, fallback, doc,
           [field, full, choices, listed](Config& c, const std::string& v) -> Status {
             for (const auto& [text, value] : choices) {

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   cairn::AddListCommand(app, exit_code);
   cairn::AddInspectCommand(app, exit_code);
   cairn::AddVerifyCommand(app, exit_code);
+  cairn::AddConfigCommand(app, exit_code);
   cairn::AddModelCommand(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;

@@ -1,5 +1,5 @@
-// The `cairn` subcommands that look at stored checkpoints: list, inspect,
-// verify. Each adds itself to the app; its callback sets exit_code.
+// The `cairn` subcommands that look at stored checkpoints (list, inspect,
+// verify) and at the configuration (config). Each adds itself to the app; its callback sets exit_code.
 #ifndef CAIRN_CLI_STORE_COMMANDS_H_
 #define CAIRN_CLI_STORE_COMMANDS_H_
 
@@ -10,6 +10,7 @@ namespace cairn {
 void AddListCommand(CLI::App& app, int& exit_code);
 void AddInspectCommand(CLI::App& app, int& exit_code);
 void AddVerifyCommand(CLI::App& app, int& exit_code);
+void AddConfigCommand(CLI::App& app, int& exit_code);
 
 }  // namespace cairn
 

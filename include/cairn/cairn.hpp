@@ -1,0 +1,105 @@
+// cairn.hpp — the C++ API of Cairn: the same engine as cairn.h, with
+// [[nodiscard]] Status results, typed regions and a session that finalizes
+// when it goes out of scope. Header-only over the C API; no exception is
+// thrown. Thread-safety: as cairn.h (one session per process, application
+// thread only).
+#ifndef CAIRN_CAIRN_HPP_
+#define CAIRN_CAIRN_HPP_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cairn/cairn.h"
+
+namespace cairn {
+// The inline namespace keeps these names apart, at link level, from the
+// library's internal classes, also when libcairn is linked statically.
+inline namespace v1 {
+
+// The outcome of a call: code() is a cairn_status; message() names the cause.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  explicit Status(int code) : code_(code < 0 ? code : CAIRN_SUCCESS) {
+    if (code_ != CAIRN_SUCCESS) message_ = cairn_error_message(code_);
+  }
+  bool ok() const { return code_ == CAIRN_SUCCESS; }
+  int code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  int code_ = CAIRN_SUCCESS;
+  std::string message_;
+};
+
+// One Cairn instance for this process. Create with Session::Init; the
+// destructor calls cairn_finalize (collective) if Finalize was not called.
+class Session {
+ public:
+#ifndef CAIRN_NO_MPI
+  // Collective over comm. config_path empty: $CAIRN_CONFIG or defaults.
+  static std::unique_ptr<Session> Init(MPI_Comm comm, const std::string& config_path,
+                                       Status* status) {
+    *status = Status(cairn_init(comm, config_path.empty() ? nullptr : config_path.c_str()));
+    return status->ok() ? std::unique_ptr<Session>(new Session()) : nullptr;
+  }
+#endif
+  static std::unique_ptr<Session> InitSingle(const std::string& config_path, Status* status) {
+    *status = Status(cairn_init_single(config_path.empty() ? nullptr : config_path.c_str()));
+    return status->ok() ? std::unique_ptr<Session>(new Session()) : nullptr;
+  }
+  ~Session() {
+    if (!finalized_) (void)Finalize();
+  }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // REQUIRES: data outlives the registration and is not reallocated.
+  template <typename T>
+  Status Protect(int id, T* data, size_t count) {
+    return Status(cairn_protect(id, data, count, sizeof(T)));
+  }
+  template <typename T>
+  Status Protect(int id, std::vector<T>& data) {
+    return Protect(id, data.data(), data.size());
+  }
+  Status Unprotect(int id) { return Status(cairn_unprotect(id)); }
+  Status Checkpoint(const std::string& name, int version) {
+    return Status(cairn_checkpoint(name.c_str(), version));
+  }
+  Status Wait() { return Status(cairn_checkpoint_wait()); }
+  // Newest version every rank can recover, or -1.
+  int RestartTest(const std::string& name, int max_version = -1) {
+    return cairn_restart_test(name.c_str(), max_version);
+  }
+  // Restores `version` (or an older one if it cannot be recovered);
+  // *restored receives the version actually used.
+  Status Restart(const std::string& name, int version, int* restored) {
+    int rc = cairn_restart(name.c_str(), version);
+    if (rc >= 0) {
+      *restored = rc;
+      return Status();
+    }
+    return Status(rc);
+  }
+  Status RouteFile(const std::string& logical, std::string* path) {
+    std::vector<char> buffer(4096);
+    int rc = cairn_route_file(logical.c_str(), buffer.data(), buffer.size());
+    if (rc == CAIRN_SUCCESS) *path = buffer.data();
+    return Status(rc);
+  }
+  Status Finalize() {
+    finalized_ = true;
+    return Status(cairn_finalize());
+  }
+
+ private:
+  Session() = default;
+  bool finalized_ = false;
+};
+
+}  // namespace v1
+}  // namespace cairn
+
+#endif  // CAIRN_CAIRN_HPP_

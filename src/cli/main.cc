@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cairn/version.h"
+#include "cli/faultsim_command.h"
 #include "cli/model_command.h"
 #include "cli/store_commands.h"
 
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   cairn::AddVerifyCommand(app, exit_code);
   cairn::AddConfigCommand(app, exit_code);
   cairn::AddModelCommand(app, exit_code);
+  cairn::AddFaultsimCommand(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

@@ -15,6 +15,7 @@
 #include "format/layout.h"
 #include "runtime/catalog.h"
 #include "runtime/engine.h"
+#include "runtime/part_io.h"
 #include "test_support.h"
 
 namespace {
@@ -25,7 +26,11 @@ using cairn::TierKind;
 constexpr size_t kWords = 40000;  // 320 KB
 const char* kDamage[] = {"flip-bit", "zero-page", "truncate", "delete", "garbage", "flip-header"};
 
-void Damage(const std::string& path, const std::string& kind, std::mt19937& rng) {
+// Damages the file; returns false if the damage fell only on alignment
+// padding of a part file (bytes that carry no data), which leaves the copy
+// intact.
+bool Damage(const std::string& path, const std::string& kind, std::mt19937& rng,
+            uint64_t padding_begin, uint64_t padding_end) {
   uint64_t size = fs::file_size(path);
   if (kind == "delete") {
     fs::remove(path);
@@ -42,7 +47,7 @@ void Damage(const std::string& path, const std::string& kind, std::mt19937& rng)
       std::string zeros(std::min<uint64_t>(4096, size - at), '\0');
       f.seekp(static_cast<std::streamoff>(at));
       f.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
-      return;
+      return true;
     }
     char c = 0;
     f.seekg(static_cast<std::streamoff>(at));
@@ -50,7 +55,9 @@ void Damage(const std::string& path, const std::string& kind, std::mt19937& rng)
     c = static_cast<char>(c ^ (1 << (rng() % 8)));
     f.seekp(static_cast<std::streamoff>(at));
     f.write(&c, 1);
+    return at < padding_begin || at >= padding_end;
   }
+  return true;
 }
 
 std::unique_ptr<cairn::Engine> Open(const cairn::Config& config) {
@@ -87,6 +94,8 @@ int main(int argc, char** argv) {
     }
     // Damage: each tier's copy of version 2 (and sometimes of version 1) is
     // hit with probability 2/3, in its part or its manifest.
+    cairn::Region region{0, data.data(), data.size(), sizeof(uint64_t)};
+    cairn::PartHeader layout = cairn::MakePartHeader("c", 2, 0, 1, {region});
     bool intact2[3];
     bool intact1_anywhere = false;
     std::string what;
@@ -97,7 +106,10 @@ int main(int argc, char** argv) {
         if (hit) {
           std::string file = rng() % 3 == 0 ? cairn::ManifestFileName(0) : cairn::PartFileName(0);
           std::string kind = kDamage[rng() % 6];
-          Damage(tier->FilePath("c", v, file), kind, rng);
+          bool is_part = file == cairn::PartFileName(0);
+          uint64_t header = layout.HeaderBytes();
+          hit = Damage(tier->FilePath("c", v, file), kind, rng, is_part ? header : 0,
+                       is_part ? layout.regions[0].offset : 0);
           what += fmt::format(" {}:v{}:{}:{}", tier->name(), v, file.substr(8), kind);
         }
         if (v == 2) intact2[k] = !hit;

@@ -281,7 +281,9 @@ Status Engine::Checkpoint(const std::string& name, int64_t version) {
     if (agreed.ok()) break;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      (void)RemoveCopy(*t, name, version, /*remove_empty_dir=*/false);
+      // Every rank has given up on this version here, so none is writing
+      // into its directory any more.
+      (void)RemoveCopy(*t, name, version);
     }
     if (!no_space) return agreed.Annotate(fmt::format("checkpoint '{}' version {}", name, version));
     if (!waited) {

@@ -25,7 +25,7 @@ namespace {
 using cairn_test::FillVersion;
 using cairn_test::HoldsVersion;
 
-constexpr size_t kWords = 96 * 1024;  // 768 KiB: a dozen CRC blocks
+constexpr size_t kWords = 192 * 1024;  // 1.5 MiB: memory-tier slots in play
 
 // Worker: restart, report "R <version> <ok|BAD>", then checkpoint and report
 // "C <version>" after each call returns. kill_at > 0 arms the fault env.

@@ -68,8 +68,9 @@ class Env {
   virtual Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path,
                                                                 const WriteOptions& options) = 0;
   virtual Result<std::unique_ptr<ReadableFile>> NewReadableFile(const std::string& path) = 0;
-  // Maps path read-only (writable = false) or read-write; a writable mapping
-  // of a missing or shorter file creates or extends it to size bytes.
+  // Maps path read-only (writable = false: size is ignored) or read-write;
+  // a writable mapping creates the file if needed and makes it exactly
+  // size bytes long (space reserved up front: a full device fails here).
   virtual Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path, uint64_t size,
                                                       bool writable) = 0;
 

@@ -98,7 +98,7 @@ class MemEnvImpl final : public Env {
       CAIRN_RETURN_IF_ERROR(CheckParentLocked(path));
       it = fs_.files.emplace(path, std::make_shared<std::string>()).first;
     }
-    if (writable && it->second->size() < size) it->second->resize(size);
+    if (writable) it->second->resize(size);
     return std::unique_ptr<MappedFile>(new MemMappedFile(it->second));
   }
 

@@ -70,6 +70,11 @@ Status Engine::Open() {
       }
     }
   }
+  if (Tier* memory = tier(TierKind::kMemory)) {
+    // One parked part file per rank is what steady state needs: the next
+    // checkpoint takes it as the oldest kept version is retired.
+    memory->EnableSlots(fmt::format("r{:06}.", comm_->rank()), /*max_free=*/1);
+  }
   route_dir_ = JoinPath(JoinPath(tier(config_.placement)->root(), ".route"),
                         fmt::format("r{:06}", comm_->rank()));
   flusher_ = std::make_unique<Flusher>();
@@ -126,7 +131,7 @@ Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version,
     CAIRN_RETURN_IF_ERROR(t.Remove(name, version, manifest));
   }
   for (const auto& f : files) {
-    if (IsOwnFile(f, comm_->rank()) && f != manifest) CAIRN_RETURN_IF_ERROR(t.Remove(name, version, f));
+    if (IsOwnFile(f, comm_->rank()) && f != manifest) CAIRN_RETURN_IF_ERROR(t.Retire(name, version, f));
   }
   return remove_empty_dir ? t.RemoveVersionDirIfEmpty(name, version) : Status::Ok();
 }

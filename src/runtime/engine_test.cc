@@ -96,7 +96,7 @@ TEST_F(EngineTest, CorruptMemoryCopyFallsBackToSsd) {
   std::vector<double> saved = grid_;
   std::string part = TierOf(TierKind::kMemory).FilePath("heat", 5, PartFileName(0));
   {
-    auto map = env_->MapFile(part, 0, true);
+    auto map = env_->MapFile(part, *env_->FileSize(part), true);
     ASSERT_TRUE(map.ok());
     (*map)->data()[(*map)->size() / 2] ^= 0x40;  // one flipped bit in the grid
   }
@@ -123,7 +123,8 @@ TEST_F(EngineTest, DamagedNewestVersionRollsBack) {
   }
   for (TierKind k : {TierKind::kMemory, TierKind::kSsd, TierKind::kPfs}) {
     Tier& t = TierOf(k);
-    auto map = env_->MapFile(t.FilePath("heat", 20, PartFileName(0)), 0, true);
+    std::string part = t.FilePath("heat", 20, PartFileName(0));
+    auto map = env_->MapFile(part, *env_->FileSize(part), true);
     ASSERT_TRUE(map.ok());
     (*map)->data()[(*map)->size() - 3] ^= 1;
   }

@@ -9,15 +9,22 @@
 #include "codec/crc32c.h"
 
 namespace cairn {
+namespace {
+// Smaller files are cheap to create; only large ones are worth a slot.
+constexpr uint64_t kSlotMinBytes = 1 << 20;
+}  // namespace
 
 PendingFile::PendingFile(Env* env, std::unique_ptr<WritableFile> file, std::string tmp,
-                         std::string path, bool persist)
+                         std::string path, bool persist, SlotCache* slots)
     : env_(env), file_(std::move(file)), tmp_(std::move(tmp)), path_(std::move(path)),
-      persist_(persist) {}
+      persist_(persist), slots_(slots) {}
 
 PendingFile::~PendingFile() {
-  if (!committed_) {
-    (void)file_->Close();
+  if (committed_) return;
+  file_.reset();
+  if (slots_ != nullptr) {
+    (void)slots_->Retire(tmp_);  // still a good slot
+  } else {
     (void)env_->DeleteFile(tmp_);
   }
 }
@@ -26,6 +33,7 @@ Status PendingFile::Commit() {
   if (persist_) CAIRN_RETURN_IF_ERROR(file_->Sync());
   CAIRN_RETURN_IF_ERROR(file_->Close());
   CAIRN_RETURN_IF_ERROR(env_->RenameFile(tmp_, path_));
+  if (slots_ != nullptr) slots_->Renamed(tmp_, path_);
   committed_ = true;
   return persist_ ? env_->SyncDir(DirName(path_)) : Status::Ok();
 }
@@ -62,6 +70,11 @@ Result<std::unique_ptr<PendingFile>> Tier::Create(const std::string& name, int64
   }
   std::string path = JoinPath(dir, file);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  if (slots_ && expected_size >= kSlotMinBytes && file.compare(0, slot_owner_.size(), slot_owner_) == 0) {
+    CAIRN_ASSIGN_OR_RETURN(auto mapped, slots_->Create(tmp, expected_size));
+    return std::make_unique<PendingFile>(env_, std::move(mapped), tmp, path, persists(),
+                                         slots_.get());
+  }
   WriteOptions options;
   options.direct_io = config_.direct_io && persists();
   options.expected_size = expected_size;
@@ -73,7 +86,8 @@ Result<std::unique_ptr<PendingFile>> Tier::Create(const std::string& name, int64
     writable = env_->NewWritableFile(tmp, options);
   }
   if (!writable.ok()) return writable.status();
-  return std::make_unique<PendingFile>(env_, std::move(writable).value(), tmp, path, persists());
+  return std::make_unique<PendingFile>(env_, std::move(writable).value(), tmp, path, persists(),
+                                       nullptr);
 }
 
 Status Tier::PutFile(const std::string& name, int64_t version, const std::string& file,
@@ -95,6 +109,21 @@ Result<std::string> Tier::GetFile(const std::string& name, int64_t version,
 
 Status Tier::Remove(const std::string& name, int64_t version, const std::string& file) {
   return env_->DeleteFile(FilePath(name, version, file));
+}
+
+Status Tier::Retire(const std::string& name, int64_t version, const std::string& file) {
+  std::string path = FilePath(name, version, file);
+  if (slots_ && file.compare(0, slot_owner_.size(), slot_owner_) == 0) {
+    auto size = env_->FileSize(path);
+    if (size.ok() && *size >= kSlotMinBytes) return slots_->Retire(path);
+    slots_->Forget(path);
+  }
+  return env_->DeleteFile(path);
+}
+
+void Tier::EnableSlots(const std::string& owner, int max_free) {
+  slot_owner_ = owner;
+  slots_ = std::make_unique<SlotCache>(env_, JoinPath(root_, ".free"), owner, max_free);
 }
 
 Status Tier::RemoveVersionDirIfEmpty(const std::string& name, int64_t version) {

@@ -5,7 +5,7 @@
 // Each process uses its own Tier objects; several processes may share one
 // root (ranks of one node, or the shared pfs), each writing its own files.
 // Thread-safety: a Tier may be used from the application thread and the
-// flusher thread at once; it holds no mutable state of its own.
+// flusher thread at once; its only mutable state, the slot cache, locks.
 #ifndef CAIRN_STORAGE_TIER_H_
 #define CAIRN_STORAGE_TIER_H_
 
@@ -16,6 +16,7 @@
 
 #include "base/config.h"
 #include "env/env.h"
+#include "storage/slot_cache.h"
 
 namespace cairn {
 
@@ -23,8 +24,9 @@ namespace cairn {
 // Commit(). Destroying it uncommitted removes the temporary file.
 class PendingFile {
  public:
+  // slots: where the file came from, if it is a memory-tier slot (or null).
   PendingFile(Env* env, std::unique_ptr<WritableFile> file, std::string tmp, std::string path,
-              bool persist);
+              bool persist, SlotCache* slots);
   ~PendingFile();
   WritableFile& file() { return *file_; }
   // Persists (if the tier requires it), closes and renames into place, then
@@ -37,6 +39,7 @@ class PendingFile {
   std::string tmp_;
   std::string path_;
   bool persist_;
+  SlotCache* slots_;
   bool committed_ = false;
 };
 
@@ -68,6 +71,12 @@ class Tier {
   Result<std::string> GetFile(const std::string& name, int64_t version,
                               const std::string& file) const;
   Status Remove(const std::string& name, int64_t version, const std::string& file);
+  // Removes a file that is no longer needed; with slots enabled, a large
+  // file of the slot owner is parked for reuse instead of deleted.
+  Status Retire(const std::string& name, int64_t version, const std::string& file);
+  // Reuse large files of `owner` (a rank's file-name prefix) through a
+  // SlotCache under <root>/.free, keeping at most max_free parked.
+  void EnableSlots(const std::string& owner, int max_free);
   // Removes the version directory if nothing is left in it (best effort).
   Status RemoveVersionDirIfEmpty(const std::string& name, int64_t version);
 
@@ -83,6 +92,8 @@ class Tier {
   TierKind kind_;
   std::string root_;
   TierConfig config_;
+  std::string slot_owner_;
+  std::unique_ptr<SlotCache> slots_;
 };
 
 // Expands {dir}, {node}, {user} and {dirkey} in a tier path template.

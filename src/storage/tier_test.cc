@@ -80,3 +80,48 @@ TEST(TierPathTest, Placeholders) {
 
 }  // namespace
 }  // namespace cairn
+
+namespace cairn {
+namespace {
+
+TEST(SlotTest, RetiredPartFileIsReusedThroughItsMapping) {
+  auto env = NewMemEnv();
+  TierConfig config;
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", config);
+  tier.EnableSlots("r000001.", 1);
+  const uint64_t size = 3 << 20;
+  std::string a(size, 'a'), b(size, 'b');
+  for (int v = 1; v <= 3; ++v) {
+    auto pending = tier.Create("heat", v, "r000001.part", size);
+    ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+    const std::string& data = v % 2 ? a : b;
+    ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
+    ASSERT_TRUE((*pending)->Commit().ok());
+    EXPECT_EQ(*tier.GetFile("heat", v, "r000001.part"), data);
+    if (v > 1) ASSERT_TRUE(tier.Retire("heat", v - 1, "r000001.part").ok());
+    auto parked = env->ListDir("/shm/0/.free");
+    EXPECT_EQ(parked.ok() ? parked->size() : 0u, v > 1 ? 1u : 0u) << "after version " << v;
+  }
+  // Another rank's file and small files are deleted, not parked.
+  ASSERT_TRUE(tier.PutFile("heat", 3, "r000002.part", std::string(size, 'c')).ok());
+  ASSERT_TRUE(tier.Retire("heat", 3, "r000002.part").ok());
+  ASSERT_TRUE(tier.PutFile("heat", 3, "r000001.manifest", "m").ok());
+  ASSERT_TRUE(tier.Retire("heat", 3, "r000001.manifest").ok());
+  EXPECT_EQ(env->ListDir("/shm/0/.free")->size(), 1u);
+  EXPECT_EQ(*tier.Files("heat", 3), std::vector<std::string>{"r000001.part"});
+}
+
+TEST(SlotTest, AbandonedWriteBecomesASlot) {
+  auto env = NewMemEnv();
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
+  tier.EnableSlots("r000000.", 1);
+  {
+    auto pending = tier.Create("heat", 1, "r000000.part", 2 << 20);
+    ASSERT_TRUE(pending.ok());
+  }
+  EXPECT_TRUE(tier.Files("heat", 1)->empty());
+  EXPECT_EQ(env->ListDir("/shm/0/.free")->size(), 1u);
+}
+
+}  // namespace
+}  // namespace cairn

@@ -18,7 +18,6 @@ namespace {
 
 constexpr size_t kDirectAlign = 4096;
 constexpr size_t kDirectBuffer = 4 << 20;
-constexpr uint64_t kMapReadThreshold = 1 << 20;
 
 Status Errno(const std::string& what, const std::string& path) {
   return ErrnoError(errno, what, path);
@@ -142,31 +141,6 @@ class PosixReadableFile final : public ReadableFile {
   uint64_t size_;
 };
 
-// Large files are read through a mapping: one copy from the page cache (or
-// tmpfs) instead of read(2)'s copy through the kernel, measured 1.6x faster
-// on tmpfs.
-class MappedReadableFile final : public ReadableFile {
- public:
-  MappedReadableFile(const uint8_t* data, std::string path, uint64_t size)
-      : data_(data), path_(std::move(path)), size_(size) {}
-  ~MappedReadableFile() override { ::munmap(const_cast<uint8_t*>(data_), size_); }
-
-  Status ReadAt(uint64_t offset, void* dst, size_t n) const override {
-    if (offset > size_ || n > size_ - offset) {
-      return Error(Code::kCorrupt, "'{}' is truncated at byte {}", path_, size_);
-    }
-    std::memcpy(dst, data_ + offset, n);
-    return Status::Ok();
-  }
-  uint64_t size() const override { return size_; }
-  const std::string& path() const override { return path_; }
-
- private:
-  const uint8_t* data_;
-  std::string path_;
-  uint64_t size_;
-};
-
 class PosixMappedFile final : public MappedFile {
  public:
   PosixMappedFile(uint8_t* data, uint64_t size) : data_(data), size_(size) {}
@@ -212,16 +186,10 @@ class PosixEnvImpl final : public Env {
       ::close(fd);
       return s;
     }
-    auto size = static_cast<uint64_t>(st.st_size);
-    if (size >= kMapReadThreshold) {
-      void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-      if (p != MAP_FAILED) {
-        ::close(fd);
-        return std::unique_ptr<ReadableFile>(
-            new MappedReadableFile(static_cast<const uint8_t*>(p), path, size));
-      }
-    }
-    return std::unique_ptr<ReadableFile>(new PosixReadableFile(fd, path, size));
+    // Cairn reads its files front to back: ask for aggressive readahead.
+    (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return std::unique_ptr<ReadableFile>(
+        new PosixReadableFile(fd, path, static_cast<uint64_t>(st.st_size)));
   }
 
   Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path, uint64_t size,

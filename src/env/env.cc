@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace cairn {
 
 std::string DirName(const std::string& path) {
@@ -20,6 +22,16 @@ std::string JoinPath(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
   if (a.back() == '/') return a + b;
   return a + "/" + b;
+}
+
+Status ReadableFile::ReadPieces(uint64_t offset, uint64_t n, uint8_t* dst, uint64_t piece,
+                                bool read_ahead, const PieceCheck& check) const {
+  for (uint64_t pos = 0; pos < n; pos += piece) {
+    uint64_t take = std::min(piece, n - pos);
+    CAIRN_RETURN_IF_ERROR(ReadAt(offset + pos, dst + pos, take));
+    CAIRN_RETURN_IF_ERROR(check(offset + pos, dst + pos, take));
+  }
+  return Status::Ok();
 }
 
 Result<std::string> Env::ReadFileToString(const std::string& path) {

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,16 @@ class ReadableFile {
   virtual Status ReadAt(uint64_t offset, void* dst, size_t n) const = 0;
   virtual uint64_t size() const = 0;
   virtual const std::string& path() const = 0;
+  // Reads [offset, offset + n) into dst piece by piece (pieces of `piece`
+  // bytes), calling check(piece_offset, data, length) on the caller's
+  // thread for each piece in order, as soon as it is in dst. With
+  // `read_ahead`, the POSIX env reads ahead on a thread of its own so that
+  // a device works while the caller checks (worth it when the device, not
+  // the CPU, is the bottleneck); otherwise pieces are read and checked in
+  // turn. Stops at the first error (of a read or of check) and returns it.
+  using PieceCheck = std::function<Status(uint64_t, const uint8_t*, uint64_t)>;
+  virtual Status ReadPieces(uint64_t offset, uint64_t n, uint8_t* dst, uint64_t piece,
+                            bool read_ahead, const PieceCheck& check) const;
 };
 
 // A file mapped into memory, shared with the file (writes reach the file).
@@ -53,6 +64,9 @@ class MappedFile {
 struct WriteOptions {
   bool direct_io = false;        // O_DIRECT if the file system allows it
   uint64_t expected_size = 0;    // preallocate when known (0: unknown)
+  // Overwrite an existing file in place instead of truncating it; Close
+  // cuts it to the bytes written. (Its blocks are reused: no allocation.)
+  bool reuse_existing = false;
 };
 
 struct DirEntry {

@@ -9,7 +9,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "env/env.h"
 
@@ -18,6 +21,7 @@ namespace {
 
 constexpr size_t kDirectAlign = 4096;
 constexpr size_t kDirectBuffer = 4 << 20;
+constexpr uint64_t kReadAhead = 16 << 20;
 
 Status Errno(const std::string& what, const std::string& path) {
   return ErrnoError(errno, what, path);
@@ -37,30 +41,92 @@ Status WriteAll(int fd, const void* data, size_t n, const std::string& path) {
   return Status::Ok();
 }
 
-class PosixWritableFile final : public WritableFile {
+// Writes aligned buffers with O_DIRECT on a thread of its own, so that the
+// caller fills (copies and checksums) the next buffer while the device
+// writes this one: the two overlap instead of adding up.
+class DirectWriter {
  public:
-  PosixWritableFile(int fd, std::string path, bool direct)
-      : fd_(fd), path_(std::move(path)), direct_(direct) {
-    if (direct_) {
-      buffer_ = static_cast<char*>(std::aligned_alloc(kDirectAlign, kDirectBuffer));
+  DirectWriter(int fd, const std::string& path) : fd_(fd), path_(path), thread_([this] { Run(); }) {}
+  ~DirectWriter() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
     }
+    cv_.notify_all();
+    thread_.join();
   }
-  ~PosixWritableFile() override {
-    (void)Close();
+  // Queues one write; waits for the previous one first (double buffering).
+  Status Submit(const char* data, size_t n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return data_ == nullptr; });
+    if (!error_.ok()) return error_;
+    data_ = data;
+    size_ = n;
+    cv_.notify_all();
+    return Status::Ok();
+  }
+  // Waits until no write is in flight; the first error of any write.
+  Status Drain() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return data_ == nullptr; });
+    return error_;
   }
 
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || data_ != nullptr; });
+      if (data_ == nullptr) return;
+      const char* data = data_;
+      size_t n = size_;
+      lock.unlock();
+      Status s = WriteAll(fd_, data, n, path_);
+      lock.lock();
+      if (!s.ok() && error_.ok()) error_ = s;
+      data_ = nullptr;
+      cv_.notify_all();
+    }
+  }
+
+  int fd_;
+  const std::string& path_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  const char* data_ = nullptr;  // GUARDED_BY(mu_): the write in flight
+  size_t size_ = 0;             // GUARDED_BY(mu_)
+  bool stop_ = false;           // GUARDED_BY(mu_)
+  Status error_;                // GUARDED_BY(mu_)
+  std::thread thread_;
+};
+
+class PosixWritableFile final : public WritableFile {
+ public:
+  // old_size: bytes the file had when opened without truncation; Close
+  // cuts it to what was written.
+  PosixWritableFile(int fd, std::string path, bool direct, uint64_t old_size)
+      : fd_(fd), path_(std::move(path)), direct_(direct), old_size_(old_size) {
+    if (direct_) {
+      for (auto& b : buffers_) b = static_cast<char*>(std::aligned_alloc(kDirectAlign, kDirectBuffer));
+      writer_ = std::make_unique<DirectWriter>(fd_, path_);
+    }
+  }
+  ~PosixWritableFile() override { (void)Close(); }
+
   Status Append(const void* data, size_t n) override {
+    written_ += n;
     if (!direct_) return WriteAll(fd_, data, n, path_);
-    // O_DIRECT needs aligned buffers and lengths: stage through buffer_.
+    // O_DIRECT needs aligned buffers and lengths: stage through buffers_.
     const char* p = static_cast<const char*>(data);
     while (n > 0) {
       size_t take = std::min(n, kDirectBuffer - used_);
-      std::memcpy(buffer_ + used_, p, take);
+      std::memcpy(buffers_[filling_] + used_, p, take);
       used_ += take;
       p += take;
       n -= take;
       if (used_ == kDirectBuffer) {
-        CAIRN_RETURN_IF_ERROR(WriteAll(fd_, buffer_, used_, path_));
+        CAIRN_RETURN_IF_ERROR(writer_->Submit(buffers_[filling_], used_));
+        filling_ ^= 1;
         used_ = 0;
       }
     }
@@ -76,10 +142,16 @@ class PosixWritableFile final : public WritableFile {
   Status Close() override {
     if (fd_ < 0) return Status::Ok();
     Status s = FlushTail();
+    writer_.reset();
+    if (s.ok() && written_ < old_size_ && ::ftruncate(fd_, static_cast<off_t>(written_)) != 0) {
+      s = Errno("truncate", path_);
+    }
     if (::close(fd_) != 0 && s.ok()) s = Errno("close", path_);
     fd_ = -1;
-    std::free(buffer_);
-    buffer_ = nullptr;
+    for (auto& b : buffers_) {
+      std::free(b);
+      b = nullptr;
+    }
     return s;
   }
 
@@ -89,16 +161,19 @@ class PosixWritableFile final : public WritableFile {
   // Writes what is staged: the aligned head with O_DIRECT, the unaligned
   // tail after turning O_DIRECT off (Linux allows that with fcntl).
   Status FlushTail() {
-    if (!direct_ || used_ == 0) return Status::Ok();
+    if (!direct_) return Status::Ok();
+    CAIRN_RETURN_IF_ERROR(writer_->Drain());
+    if (used_ == 0) return Status::Ok();
+    char* buffer = buffers_[filling_];
     size_t aligned = used_ / kDirectAlign * kDirectAlign;
-    if (aligned > 0) CAIRN_RETURN_IF_ERROR(WriteAll(fd_, buffer_, aligned, path_));
+    if (aligned > 0) CAIRN_RETURN_IF_ERROR(WriteAll(fd_, buffer, aligned, path_));
     if (aligned < used_) {
       int flags = ::fcntl(fd_, F_GETFL);
       if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) {
         return Errno("fcntl(O_DIRECT off)", path_);
       }
       direct_ = false;
-      CAIRN_RETURN_IF_ERROR(WriteAll(fd_, buffer_ + aligned, used_ - aligned, path_));
+      CAIRN_RETURN_IF_ERROR(WriteAll(fd_, buffer + aligned, used_ - aligned, path_));
     }
     used_ = 0;
     return Status::Ok();
@@ -107,8 +182,12 @@ class PosixWritableFile final : public WritableFile {
   int fd_;
   std::string path_;
   bool direct_;
-  char* buffer_ = nullptr;
+  uint64_t old_size_;
+  uint64_t written_ = 0;
+  char* buffers_[2] = {nullptr, nullptr};
+  int filling_ = 0;
   size_t used_ = 0;
+  std::unique_ptr<DirectWriter> writer_;
 };
 
 class PosixReadableFile final : public ReadableFile {
@@ -134,6 +213,61 @@ class PosixReadableFile final : public ReadableFile {
   }
   uint64_t size() const override { return size_; }
   const std::string& path() const override { return path_; }
+  // A reader thread runs ahead of the caller by up to kReadAhead bytes, so
+  // reading from the device overlaps with checking what arrived.
+  Status ReadPieces(uint64_t offset, uint64_t n, uint8_t* dst, uint64_t piece, bool read_ahead,
+                    const PieceCheck& check) const override {
+    if (!read_ahead || n <= piece) {
+      return ReadableFile::ReadPieces(offset, n, dst, piece, false, check);
+    }
+    std::mutex mu;
+    std::condition_variable cv;
+    uint64_t done = 0;     // GUARDED_BY(mu): bytes in dst
+    uint64_t checked = 0;  // GUARDED_BY(mu): bytes the caller has checked
+    bool stop = false;     // GUARDED_BY(mu)
+    Status read_error;     // GUARDED_BY(mu)
+    std::thread reader([&] {
+      for (uint64_t pos = 0; pos < n;) {
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return stop || pos < checked + kReadAhead; });
+          if (stop) return;
+        }
+        uint64_t take = std::min(piece, n - pos);
+        Status s = ReadAt(offset + pos, dst + pos, take);
+        std::lock_guard<std::mutex> lock(mu);
+        if (!s.ok()) {
+          read_error = s;
+          stop = true;
+        } else {
+          pos += take;
+          done = pos;
+        }
+        cv.notify_all();
+        if (stop) return;
+      }
+    });
+    Status result;
+    for (uint64_t pos = 0; pos < n && result.ok();) {
+      uint64_t take = std::min(piece, n - pos);
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return done >= pos + take || stop; });
+        if (done < pos + take) {
+          result = read_error;
+          break;
+        }
+      }
+      result = check(offset + pos, dst + pos, take);
+      pos += take;
+      std::lock_guard<std::mutex> lock(mu);
+      checked = pos;
+      if (!result.ok()) stop = true;
+      cv.notify_all();
+    }
+    reader.join();
+    return result;
+  }
 
  private:
   int fd_;
@@ -163,7 +297,9 @@ class PosixEnvImpl final : public Env {
  public:
   Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path,
                                                         const WriteOptions& options) override {
-    int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    // Reusing a file's blocks (overwrite in place) avoids allocating new
+    // ones: measured twice as fast with O_DIRECT on ext4.
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options.reuse_existing ? 0 : O_TRUNC);
     bool direct = options.direct_io;
     int fd = ::open(path.c_str(), flags | (direct ? O_DIRECT : 0), 0600);
     if (fd < 0 && direct && errno == EINVAL) {  // tmpfs and others refuse O_DIRECT
@@ -171,7 +307,10 @@ class PosixEnvImpl final : public Env {
       fd = ::open(path.c_str(), flags, 0600);
     }
     if (fd < 0) return Errno("create", path);
-    return std::unique_ptr<WritableFile>(new PosixWritableFile(fd, path, direct));
+    uint64_t old_size = 0;
+    struct stat st;
+    if (options.reuse_existing && ::fstat(fd, &st) == 0) old_size = static_cast<uint64_t>(st.st_size);
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(fd, path, direct, old_size));
   }
 
   Result<std::unique_ptr<ReadableFile>> NewReadableFile(const std::string& path) override {

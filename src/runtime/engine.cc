@@ -70,10 +70,10 @@ Status Engine::Open() {
       }
     }
   }
-  if (Tier* memory = tier(TierKind::kMemory)) {
-    // One parked part file per rank is what steady state needs: the next
-    // checkpoint takes it as the oldest kept version is retired.
-    memory->EnableSlots(fmt::format("r{:06}.", comm_->rank()), /*max_free=*/1);
+  for (auto& t : tiers_) {
+    // One parked part file per rank and tier is what steady state needs:
+    // the next checkpoint takes it as the oldest kept version is retired.
+    if (t) t->EnableSlots(fmt::format("r{:06}.", comm_->rank()), /*max_free=*/1);
   }
   route_dir_ = JoinPath(JoinPath(tier(config_.placement)->root(), ".route"),
                         fmt::format("r{:06}", comm_->rank()));

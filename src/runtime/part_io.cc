@@ -11,6 +11,7 @@ namespace {
 // Work in pieces of whole blocks: large enough to amortize system calls,
 // small enough that a piece is still in cache when it is checksummed.
 constexpr uint64_t kChunk = 16 * kBlockSize;
+constexpr uint64_t kDeviceChunk = 4 * kChunk;
 
 Status AppendZeros(WritableFile& file, uint64_t n) {
   static const char kZeros[kRegionAlign] = {};
@@ -196,12 +197,14 @@ Status ReadPartInto(const Tier& tier, const std::string& name, int64_t version,
   for (size_t i = 0; i < regions.size(); ++i) {
     const Extent& extent = entry.extents[i + 1];
     auto* dst = static_cast<uint8_t*>(regions[i].ptr);
-    for (uint64_t pos = 0; pos < extent.length; pos += kChunk) {
-      uint64_t take = std::min(kChunk, extent.length - pos);
-      CAIRN_RETURN_IF_ERROR(file->ReadAt(extent.offset + pos, dst + pos, take));
-      CAIRN_RETURN_IF_ERROR(
-          VerifyExtentRange(extent, extent.offset + pos, dst + pos, take, file->path()));
-    }
+    // From memory the CPU is the bottleneck: read and check each piece
+    // while it is in cache. From a device, read ahead in large pieces.
+    bool from_device = tier.persists();
+    CAIRN_RETURN_IF_ERROR(file->ReadPieces(
+        extent.offset, extent.length, dst, from_device ? kDeviceChunk : kChunk, from_device,
+        [&](uint64_t offset, const uint8_t* data, uint64_t n) {
+          return VerifyExtentRange(extent, offset, data, n, file->path());
+        }));
   }
   return Status::Ok();
 }

@@ -39,8 +39,10 @@ class MappedWritableFile final : public WritableFile {
 
 }  // namespace
 
-SlotCache::SlotCache(Env* env, std::string free_dir, std::string owner, int max_free)
-    : env_(env), free_dir_(std::move(free_dir)), owner_(std::move(owner)), max_free_(max_free) {}
+SlotCache::SlotCache(Env* env, std::string free_dir, std::string owner, int max_free, bool mapped,
+                     const WriteOptions& file_options)
+    : env_(env), free_dir_(std::move(free_dir)), owner_(std::move(owner)), max_free_(max_free),
+      mapped_mode_(mapped), file_options_(file_options) {}
 
 std::string SlotCache::TakeFreeSlotLocked() {
   auto entries = env_->ListDir(free_dir_);
@@ -57,8 +59,14 @@ std::string SlotCache::TakeFreeSlotLocked() {
 
 Result<std::unique_ptr<WritableFile>> SlotCache::Create(const std::string& path, uint64_t size) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::shared_ptr<MappedFile> map;
   std::string slot = TakeFreeSlotLocked();
+  if (!mapped_mode_) {
+    WriteOptions options = file_options_;
+    options.expected_size = size;
+    options.reuse_existing = !slot.empty() && env_->RenameFile(slot, path).ok();
+    return env_->NewWritableFile(path, options);
+  }
+  std::shared_ptr<MappedFile> map;
   if (!slot.empty() && env_->RenameFile(slot, path).ok()) {
     auto it = mapped_.find(slot);
     if (it != mapped_.end()) {

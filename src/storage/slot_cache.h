@@ -1,11 +1,14 @@
-// SlotCache: the memory tier's reusable part files. Creating a fresh tmpfs
-// file costs a page allocation per 4 KiB and runs at a quarter of memcpy
-// speed (DESIGN.md, performance notes); so a retired part file is not
-// deleted but parked in the tier's .free/ directory, and the next part file
-// of that rank is that slot, renamed into place and written through a
-// mapping this process keeps, whose pages are already allocated and
-// faulted in. The mapping follows its file across renames (it is tied to
-// the inode), so the cache only has to track each file's current name.
+// SlotCache: a tier's reusable part files. Creating a fresh file costs an
+// allocation per page or block: a fresh tmpfs file is written at a quarter
+// of memcpy speed (DESIGN.md, performance notes), and O_DIRECT into a fresh
+// ext4 file at half the speed of overwriting one in place. So a retired part
+// file is not deleted but parked in the tier's .free/ directory, and the
+// next part file of that rank is that slot, renamed into place and
+// overwritten. On the memory tier (mapped mode) it is written through a
+// mapping this process keeps, whose pages are already faulted in; the
+// mapping follows its file across renames (it is tied to the inode), so the
+// cache only tracks each file's current name. Elsewhere the slot is
+// rewritten in place with `file_options`.
 // Thread-safety: all methods are thread-safe.
 #ifndef CAIRN_STORAGE_SLOT_CACHE_H_
 #define CAIRN_STORAGE_SLOT_CACHE_H_
@@ -24,10 +27,11 @@ class SlotCache {
   // Slots live in free_dir; this process uses and parks only files whose
   // names start with `owner` (its rank's prefix), so ranks sharing a node
   // never take each other's slots.
-  SlotCache(Env* env, std::string free_dir, std::string owner, int max_free);
+  SlotCache(Env* env, std::string free_dir, std::string owner, int max_free, bool mapped,
+            const WriteOptions& file_options);
 
-  // A writable file at `path`, exactly `size` bytes, made from a free slot
-  // when there is one (else a new file), written through a mapping.
+  // A writable file at `path` for exactly `size` bytes, made from a free
+  // slot when there is one (else a new file).
   Result<std::unique_ptr<WritableFile>> Create(const std::string& path, uint64_t size);
   // `from` was renamed to `to`: keep its mapping under the new name.
   void Renamed(const std::string& from, const std::string& to);
@@ -45,6 +49,8 @@ class SlotCache {
   std::string free_dir_;
   std::string owner_;
   int max_free_;
+  bool mapped_mode_;
+  WriteOptions file_options_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<MappedFile>> mapped_;  // GUARDED_BY(mu_)
   int next_slot_ = 0;                                          // GUARDED_BY(mu_)

@@ -123,7 +123,10 @@ Status Tier::Retire(const std::string& name, int64_t version, const std::string&
 
 void Tier::EnableSlots(const std::string& owner, int max_free) {
   slot_owner_ = owner;
-  slots_ = std::make_unique<SlotCache>(env_, JoinPath(root_, ".free"), owner, max_free);
+  WriteOptions options;
+  options.direct_io = config_.direct_io && persists();
+  slots_ = std::make_unique<SlotCache>(env_, JoinPath(root_, ".free"), owner, max_free,
+                                       /*mapped=*/kind_ == TierKind::kMemory, options);
 }
 
 Status Tier::RemoveVersionDirIfEmpty(const std::string& name, int64_t version) {

@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test demo bench bootstrap clean
+.PHONY: all build test test-sanitize demo bench bootstrap clean
 
 all: build
 
@@ -19,6 +19,13 @@ build: bootstrap $(BUILD)/build.ninja
 test: build
 	@bash scripts/run_tests.sh $(BUILD)
 
+# Unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs it).
+test-sanitize: bootstrap
+	@cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCAIRN_SANITIZE=ON \
+	  -DCAIRN_BUILD_BENCH=OFF -DCAIRN_BUILD_EXAMPLES=OFF >/dev/null
+	@cmake --build build-sanitize -j $(JOBS)
+	@ctest --test-dir build-sanitize -L unit --output-on-failure -j $(JOBS)
+
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
@@ -26,4 +33,4 @@ bench: build
 	@bash scripts/run_bench.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-sanitize

@@ -127,7 +127,13 @@ void AddTierKeys(std::vector<ConfigKey>& keys, TierKind kind, const std::string&
   keys.push_back(IntKey(section, "keep", "0",
                         "complete versions kept on this tier (0: [retention] keep)", 0, 1000000,
                         [i](Config& c) -> int& { return c.tiers[i].keep; }));
-  if (kind != TierKind::kMemory) {
+  if (kind == TierKind::kMemory) {
+    keys.push_back(EnumKey<EccMode>(
+        section, "ecc", "none",
+        "Reed-Solomon parity for copies in memory: normal = RS(36,32), strong = RS(19,16)",
+        {{"none", EccMode::kNone}, {"normal", EccMode::kNormal}, {"strong", EccMode::kStrong}},
+        [i](Config& c) -> EccMode& { return c.tiers[i].ecc; }));
+  } else {
     keys.push_back(EnumKey<FlushMode>(
         section, "flush", "async",
         "async: drained in the background; sync: checkpoint returns after this tier has it",

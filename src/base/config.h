@@ -22,6 +22,10 @@ inline constexpr int kTierKinds = 3;
 const char* TierKindName(TierKind kind);
 
 enum class FlushMode { kAsync, kSync };
+// Reed-Solomon protection of memory-tier copies against DRAM errors:
+// normal = 32 data + 4 parity shards per stripe (RS(36,32)), strong = 16 + 3
+// (RS(19,16)); see docs/ecc.md.
+enum class EccMode { kNone, kNormal, kStrong };
 
 struct TierConfig {
   bool enabled = true;
@@ -31,6 +35,7 @@ struct TierConfig {
   FlushMode flush = FlushMode::kAsync;  // how this tier receives drained copies
   int every = 1;           // drain every Nth checkpoint to this tier
   bool direct_io = true;   // O_DIRECT where the file system allows it
+  EccMode ecc = EccMode::kNone;  // memory tier only
 };
 
 struct Config {

@@ -4,6 +4,7 @@
 #include "cairn/version.h"
 #include "cli/faultsim_command.h"
 #include "cli/model_command.h"
+#include "cli/profile_command.h"
 #include "cli/store_commands.h"
 
 int main(int argc, char** argv) {
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   cairn::AddConfigCommand(app, exit_code);
   cairn::AddModelCommand(app, exit_code);
   cairn::AddFaultsimCommand(app, exit_code);
+  cairn::AddProfileCommand(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

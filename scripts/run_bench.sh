@@ -28,6 +28,7 @@ DATA=${BENCH_DATA:-$BUILD/bench-data}
 # @DATA@ is replaced by $DATA. Add a line here for a new benchmark.
 BENCHMARKS=(
   "ckpt_bandwidth | 2 | --mib 256 --reps 5 --json --dir @DATA@"
+  "ecc | 0 | --mib 64 --ckpt-mib 64 --reps 5 --json"
 )
 
 [[ -d $BENCH_DIR ]] || die "$BENCH_DIR does not exist (built with CAIRN_BUILD_BENCH=OFF?)"

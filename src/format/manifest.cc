@@ -83,7 +83,9 @@ Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& ori
       for (auto& crc : e.crcs) crc = r.U32();
       f.extents.push_back(std::move(e));
     }
-    if (f.kind != FileKind::kPart && f.kind != FileKind::kRouted) return corrupt("bad file kind");
+    if (f.kind != FileKind::kPart && f.kind != FileKind::kRouted && f.kind != FileKind::kParity) {
+      return corrupt("bad file kind");
+    }
     m.files.push_back(std::move(f));
   }
   if (!r.ok()) return corrupt("truncated");

@@ -23,7 +23,9 @@ struct Extent {
   std::vector<uint32_t> crcs;
 };
 
-enum class FileKind : uint8_t { kPart = 0, kRouted = 1 };
+// kParity: a memory-tier part's ECC sidecar (docs/format.md "ECC sidecar");
+// it stays on the tier that wrote it: drains leave it out.
+enum class FileKind : uint8_t { kPart = 0, kRouted = 1, kParity = 2 };
 
 struct FileEntry {
   FileKind kind = FileKind::kPart;

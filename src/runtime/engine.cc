@@ -7,6 +7,7 @@
 #include "format/layout.h"
 #include "policy/retention.h"
 #include "runtime/catalog.h"
+#include "runtime/ecc_sidecar.h"
 
 namespace cairn {
 namespace {
@@ -160,6 +161,12 @@ Status Engine::WriteVersion(Tier& t, const std::string& name, int64_t version) {
         WriteRoutedFile(t, name, version, RoutedFileName(comm_->rank(), logical), logical, path));
     manifest.files.push_back(std::move(entry));
   }
+  if (t.kind() == TierKind::kMemory && EccCodeFor(t.config().ecc)) {
+    // Software chipkill: the part's parity sidecar, written before the
+    // manifest so that it is committed with the copy.
+    CAIRN_ASSIGN_OR_RETURN(FileEntry parity, WriteEccSidecar(t, header, regions, t.config().ecc));
+    manifest.files.push_back(std::move(parity));
+  }
   return t.PutFile(name, version, ManifestFileName(comm_->rank()), manifest.Encode());
 }
 
@@ -231,9 +238,26 @@ Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_
     }
   }
   Status s = [&]() -> Status {
-    CAIRN_ASSIGN_OR_RETURN(Manifest m, CheckCopy(*src, name, version, comm_->rank(), comm_->size()));
-    for (const auto& f : m.files) CAIRN_RETURN_IF_ERROR(CopyBetweenTiers(*src, *dst, name, version, f));
-    return dst->PutFile(name, version, ManifestFileName(comm_->rank()), m.Encode());
+    bool part_size_wrong = false;
+    CAIRN_ASSIGN_OR_RETURN(Manifest m, CheckCopyOrRepairable(*src, name, version, &part_size_wrong));
+    const FileEntry* parity = FindParityEntry(m);
+    Manifest drained = m;
+    drained.files.clear();
+    for (const auto& f : m.files) {
+      // The ECC sidecar stays on the memory tier: lower tiers use no ecc.
+      if (f.kind == FileKind::kParity) continue;
+      Status copied = part_size_wrong && f.kind == FileKind::kPart
+                          ? Error(Code::kCorrupt, "'{}' has the wrong size", f.name)
+                          : CopyBetweenTiers(*src, *dst, name, version, f);
+      if (!copied.ok() && copied.code() == Code::kCorrupt && f.kind == FileKind::kPart &&
+          parity != nullptr) {
+        // Never propagate damage: drain the part as repaired from its sidecar.
+        copied = DrainRepairedPart(*src, *dst, name, version, f, *parity, copied);
+      }
+      CAIRN_RETURN_IF_ERROR(copied);
+      drained.files.push_back(f);
+    }
+    return dst->PutFile(name, version, ManifestFileName(comm_->rank()), drained.Encode());
   }();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -386,19 +410,33 @@ Status Engine::RestoreLocal(const std::string& name, int64_t version, std::strin
     Tier* t = tiers_[k].get();
     if (t == nullptr) continue;
     Status s = [&]() -> Status {
-      CAIRN_ASSIGN_OR_RETURN(Manifest m, CheckCopy(*t, name, version, comm_->rank(), comm_->size()));
+      bool part_size_wrong = false;
+      CAIRN_ASSIGN_OR_RETURN(Manifest m, CheckCopyOrRepairable(*t, name, version, &part_size_wrong));
       if (m.files.empty() || m.files.front().kind != FileKind::kPart) {
         return Error(Code::kCorrupt, "manifest of '{}' version {} lists no part file", name, version);
       }
-      CAIRN_ASSIGN_OR_RETURN(PartHeader header, ReadPartHeader(*t, name, version, m.files.front()));
-      CAIRN_RETURN_IF_ERROR(CheckRegionsMatch(header, regions));
-      CAIRN_RETURN_IF_ERROR(ReadPartInto(*t, name, version, m.files.front(), header, regions));
-      if (m.files.size() > 1) CAIRN_RETURN_IF_ERROR(env_->CreateDirs(route_dir_));
+      const FileEntry& part = m.files.front();
+      Status read = [&]() -> Status {
+        if (part_size_wrong) return Error(Code::kCorrupt, "'{}' has the wrong size", part.name);
+        CAIRN_ASSIGN_OR_RETURN(PartHeader header, ReadPartHeader(*t, name, version, part));
+        CAIRN_RETURN_IF_ERROR(CheckRegionsMatch(header, regions));
+        return ReadPartInto(*t, name, version, part, header, regions);
+      }();
+      const FileEntry* parity = FindParityEntry(m);
+      if (!read.ok() && read.code() == Code::kCorrupt && parity != nullptr) {
+        // Repair before giving up on the copy (software chipkill).
+        read = RestoreRepairedPart(*t, name, version, part, *parity, regions, read);
+      }
+      CAIRN_RETURN_IF_ERROR(read);
+      bool any_routed = false;
       for (size_t i = 1; i < m.files.size(); ++i) {
+        if (m.files[i].kind != FileKind::kRouted) continue;
+        if (!any_routed) CAIRN_RETURN_IF_ERROR(env_->CreateDirs(route_dir_));
+        any_routed = true;
         CAIRN_RETURN_IF_ERROR(CopyOutVerified(*t, name, version, m.files[i], env_,
                                               JoinPath(route_dir_, m.files[i].logical)));
       }
-      *bytes = m.DataBytes();
+      *bytes = m.DataBytes() - (parity != nullptr ? parity->size : 0);  // data, not parity
       return Status::Ok();
     }();
     if (s.ok()) {
@@ -479,6 +517,69 @@ Status Engine::Finalize() {
   }
   Status barrier = comm_->Barrier();
   return drained.ok() ? barrier : drained;
+}
+
+// ---- ECC sidecar (software chipkill for the memory tier)
+
+uint64_t Engine::ecc_shards_corrected() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ecc_shards_corrected_;
+}
+
+Result<Manifest> Engine::CheckCopyOrRepairable(const Tier& t, const std::string& name,
+                                               int64_t version, bool* part_size_wrong) {
+  *part_size_wrong = false;
+  auto checked = CheckCopy(t, name, version, comm_->rank(), comm_->size());
+  if (checked.ok() || checked.status().code() != Code::kCorrupt) return checked;
+  // A part of the wrong size (truncated) may still be rebuilt from its
+  // sidecar: the shards it lost are erasures.
+  auto repairable = CheckCopyForRepair(t, name, version, comm_->rank(), comm_->size());
+  if (!repairable.ok()) return checked;
+  *part_size_wrong = true;
+  return repairable;
+}
+
+Status Engine::RestoreRepairedPart(const Tier& t, const std::string& name, int64_t version,
+                                   const FileEntry& part, const FileEntry& parity,
+                                   const std::vector<Region>& regions, const Status& cause) {
+  auto repaired = RepairPart(t, name, version, part, parity);
+  if (!repaired.ok()) {
+    return Error(Code::kCorrupt, "{}; not repairable from its ECC sidecar: {}", cause.ToString(),
+                 repaired.status().ToString());
+  }
+  CAIRN_RETURN_IF_ERROR(ReadPartFromBuffer(repaired->bytes, name, version, part, regions,
+                                           t.FilePath(name, version, part.name)));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ecc_shards_corrected_ += repaired->shards_corrected;
+  }
+  Log(LogLevel::kInfo,
+      "restart: '{}' version {} on tier {}: {} shard(s) in {} stripe(s) corrected from the ECC "
+      "sidecar ({})",
+      name, version, t.name(), repaired->shards_corrected, repaired->stripes_repaired,
+      cause.ToString());
+  return Status::Ok();
+}
+
+Status Engine::DrainRepairedPart(const Tier& from, Tier& to, const std::string& name,
+                                 int64_t version, const FileEntry& part, const FileEntry& parity,
+                                 const Status& cause) {
+  auto repaired = RepairPart(from, name, version, part, parity);
+  if (!repaired.ok()) {
+    return Error(Code::kCorrupt, "{}; not repairable from its ECC sidecar: {}", cause.ToString(),
+                 repaired.status().ToString());
+  }
+  CAIRN_RETURN_IF_ERROR(WriteVerifiedBuffer(to, name, version, part, repaired->bytes));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ecc_shards_corrected_ += repaired->shards_corrected;
+  }
+  Log(LogLevel::kInfo,
+      "drain: '{}' version {} from tier {}: {} shard(s) in {} stripe(s) corrected from the ECC "
+      "sidecar before draining ({})",
+      name, version, from.name(), repaired->shards_corrected, repaired->stripes_repaired,
+      cause.ToString());
+  return Status::Ok();
 }
 
 }  // namespace cairn

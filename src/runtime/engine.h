@@ -57,6 +57,10 @@ class Engine {
   const Comm& comm() const { return *comm_; }
   const Config& config() const { return config_; }
 
+  // ECC sidecar: shards of memory-tier part files this engine has corrected
+  // from their sidecars (restarts and drains) since it was created.
+  uint64_t ecc_shards_corrected();
+
  private:
   Engine(std::unique_ptr<Comm> comm, const Config& config, Env* env, Clock* clock);
   Status Open();
@@ -93,6 +97,22 @@ class Engine {
   Status RestoreLocal(const std::string& name, int64_t version, std::string* source,
                       uint64_t* bytes);
   Status CheckRestoreShape(const std::string& name, int64_t version);
+
+  // ECC sidecar (docs/format.md "ECC sidecar"; runtime/ecc_sidecar.h).
+  // CheckCopy, or, if only the part's size is wrong and the copy has a
+  // sidecar, the manifest for a repair (*part_size_wrong set).
+  Result<Manifest> CheckCopyOrRepairable(const Tier& t, const std::string& name, int64_t version,
+                                         bool* part_size_wrong);
+  // The part repaired from its sidecar into a private buffer, then read into
+  // the regions; kCorrupt naming `cause` if it cannot be repaired.
+  Status RestoreRepairedPart(const Tier& t, const std::string& name, int64_t version,
+                             const FileEntry& part, const FileEntry& parity,
+                             const std::vector<Region>& regions, const Status& cause);
+  // The part repaired from its sidecar, written and committed on `to`.
+  Status DrainRepairedPart(const Tier& from, Tier& to, const std::string& name, int64_t version,
+                           const FileEntry& part, const FileEntry& parity, const Status& cause);
+  uint64_t ecc_shards_corrected_ = 0;  // GUARDED_BY(mu_)
+  // (end of ECC sidecar)
 
   std::unique_ptr<Comm> comm_;
   Config config_;

@@ -1,6 +1,7 @@
 #include "runtime/part_io.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 
 #include "format/layout.h"
@@ -67,6 +68,26 @@ Status StreamVerified(const ReadableFile& file, const FileEntry& entry,
     CAIRN_RETURN_IF_ERROR(copy_range(e->offset + e->length, e));
   }
   return copy_range(entry.size, nullptr);
+}
+
+// The header of a part file agrees with its manifest entry.
+Status CheckHeaderAgainstEntry(const PartHeader& header, const std::string& name,
+                               int64_t version, const FileEntry& entry, const std::string& path) {
+  if (header.name != name || header.version != version) {
+    return Error(Code::kCorrupt, "'{}' holds '{}' version {}, expected '{}' version {}", path,
+                 header.name, header.version, name, version);
+  }
+  if (header.FileSize() != entry.size ||
+      entry.extents.size() != header.regions.size() + 1) {
+    return Error(Code::kCorrupt, "'{}': region table disagrees with its manifest", path);
+  }
+  for (size_t i = 0; i < header.regions.size(); ++i) {
+    const Extent& e = entry.extents[i + 1];
+    if (e.offset != header.regions[i].offset || e.length != header.regions[i].bytes()) {
+      return Error(Code::kCorrupt, "'{}': region {} disagrees with its manifest", path, i);
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -149,20 +170,7 @@ Result<PartHeader> ReadPartHeader(const Tier& tier, const std::string& name, int
   std::string head(size, '\0');
   CAIRN_RETURN_IF_ERROR(file->ReadAt(0, head.data(), head.size()));
   CAIRN_ASSIGN_OR_RETURN(PartHeader header, DecodePartHeader(head, path));
-  if (header.name != name || header.version != version) {
-    return Error(Code::kCorrupt, "'{}' holds '{}' version {}, expected '{}' version {}", path,
-                 header.name, header.version, name, version);
-  }
-  if (header.FileSize() != entry.size ||
-      entry.extents.size() != header.regions.size() + 1) {
-    return Error(Code::kCorrupt, "'{}': region table disagrees with its manifest", path);
-  }
-  for (size_t i = 0; i < header.regions.size(); ++i) {
-    const Extent& e = entry.extents[i + 1];
-    if (e.offset != header.regions[i].offset || e.length != header.regions[i].bytes()) {
-      return Error(Code::kCorrupt, "'{}': region {} disagrees with its manifest", path, i);
-    }
-  }
+  CAIRN_RETURN_IF_ERROR(CheckHeaderAgainstEntry(header, name, version, entry, path));
   return header;
 }
 
@@ -242,6 +250,49 @@ Status VerifyFile(const Tier& tier, const std::string& name, int64_t version,
   CAIRN_ASSIGN_OR_RETURN(auto in, tier.Open(name, version, entry.name));
   return StreamVerified(*in, entry,
                         [](uint64_t, const uint8_t*, uint64_t) { return Status::Ok(); });
+}
+
+Status ReadPartFromBuffer(const std::vector<uint8_t>& bytes, const std::string& name,
+                          int64_t version, const FileEntry& entry,
+                          const std::vector<Region>& regions, const std::string& origin) {
+  if (bytes.size() != entry.size) {
+    return Error(Code::kCorrupt, "'{}' is {} bytes, its manifest says {}", origin, bytes.size(),
+                 entry.size);
+  }
+  std::string first(reinterpret_cast<const char*>(bytes.data()),
+                    std::min<uint64_t>(16, bytes.size()));
+  CAIRN_ASSIGN_OR_RETURN(uint64_t size, PartHeaderSize(first, origin));
+  if (size > bytes.size()) return Error(Code::kCorrupt, "'{}': header is truncated", origin);
+  std::string head(reinterpret_cast<const char*>(bytes.data()), size);
+  CAIRN_ASSIGN_OR_RETURN(PartHeader header, DecodePartHeader(head, origin));
+  CAIRN_RETURN_IF_ERROR(CheckHeaderAgainstEntry(header, name, version, entry, origin));
+  CAIRN_RETURN_IF_ERROR(CheckRegionsMatch(header, regions));
+  for (const Extent& e : entry.extents) {
+    CAIRN_RETURN_IF_ERROR(VerifyExtentRange(e, e.offset, bytes.data() + e.offset, e.length, origin));
+  }
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const Extent& extent = entry.extents[i + 1];
+    std::memcpy(regions[i].ptr, bytes.data() + extent.offset, extent.length);
+  }
+  return Status::Ok();
+}
+
+Status WriteVerifiedBuffer(Tier& to, const std::string& name, int64_t version,
+                           const FileEntry& entry, const std::vector<uint8_t>& bytes) {
+  if (bytes.size() != entry.size) {
+    return Error(Code::kInvalidArgument, "'{}': {} bytes to write, its manifest says {}",
+                 entry.name, bytes.size(), entry.size);
+  }
+  for (const Extent& e : entry.extents) {
+    CAIRN_RETURN_IF_ERROR(
+        VerifyExtentRange(e, e.offset, bytes.data() + e.offset, e.length, entry.name));
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto pending, to.Create(name, version, entry.name, entry.size));
+  for (uint64_t pos = 0; pos < bytes.size(); pos += kDeviceChunk) {
+    uint64_t take = std::min<uint64_t>(kDeviceChunk, bytes.size() - pos);
+    CAIRN_RETURN_IF_ERROR(pending->file().Append(bytes.data() + pos, take));
+  }
+  return pending->Commit();
 }
 
 }  // namespace cairn

@@ -52,6 +52,19 @@ Status ReadPartInto(const Tier& tier, const std::string& name, int64_t version,
                     const FileEntry& entry, const PartHeader& header,
                     const std::vector<Region>& regions);
 
+// As ReadPartHeader + CheckRegionsMatch + ReadPartInto, from a part file
+// held in memory (one repaired from its ECC sidecar): checks the header and
+// every block, then copies the regions into application memory. Memory is
+// touched only if everything checks. kMismatch if the regions differ.
+Status ReadPartFromBuffer(const std::vector<uint8_t>& bytes, const std::string& name,
+                          int64_t version, const FileEntry& entry,
+                          const std::vector<Region>& regions, const std::string& origin);
+
+// Writes `bytes`, the whole content of the file `entry` describes, to `to`
+// as that file, after checking every block of it; commits it.
+Status WriteVerifiedBuffer(Tier& to, const std::string& name, int64_t version,
+                           const FileEntry& entry, const std::vector<uint8_t>& bytes);
+
 // Copies a committed file to `dest_path` (outside any tier), verifying it.
 Status CopyOutVerified(const Tier& tier, const std::string& name, int64_t version,
                        const FileEntry& entry, Env* env, const std::string& dest_path);

@@ -13,6 +13,15 @@
 namespace cairn {
 namespace {
 
+const char* FileKindName(FileKind kind) {
+  switch (kind) {
+    case FileKind::kPart: return "part";
+    case FileKind::kRouted: return "routed";
+    case FileKind::kParity: return "parity";
+  }
+  return "?";
+}
+
 int RunInspect(const std::string& config_path, const std::string& name, int64_t version,
                bool json) {
   auto config = LoadCliConfig(config_path);
@@ -56,15 +65,17 @@ int RunInspect(const std::string& config_path, const std::string& name, int64_t 
           }
           regions_json += "]";
         }
-      } else {
+      } else if (f.kind == FileKind::kRouted) {
         regions = "file " + f.logical;
+      } else {
+        regions = "ECC parity";
       }
       std::string status = crc.ok() ? "ok" : crc.ToString();
       if (json) {
         std::puts(JsonObject()
                       .Str("tier", c.tier).Str("node", c.node).Int("rank", c.rank)
                       .Int("nranks", c.nranks).Str("file", f.name)
-                      .Str("kind", f.kind == FileKind::kPart ? "part" : "routed")
+                      .Str("kind", FileKindName(f.kind))
                       .Int("bytes", static_cast<int64_t>(f.size)).Raw("regions", regions_json)
                       .Bool("crc_ok", crc.ok()).Str("crc", status)
                       .ToString().c_str());

@@ -132,7 +132,11 @@ Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version,
     CAIRN_RETURN_IF_ERROR(t.Remove(name, version, manifest));
   }
   for (const auto& f : files) {
-    if (IsOwnFile(f, comm_->rank()) && f != manifest) CAIRN_RETURN_IF_ERROR(t.Retire(name, version, f));
+    if (!IsOwnFile(f, comm_->rank()) || f == manifest) continue;
+    // Only part files are parked for reuse: a parked sidecar or routed file
+    // would take the one slot the next part file needs.
+    CAIRN_RETURN_IF_ERROR(f == PartFileName(comm_->rank()) ? t.Retire(name, version, f)
+                                                           : t.Remove(name, version, f));
   }
   return remove_empty_dir ? t.RemoveVersionDirIfEmpty(name, version) : Status::Ok();
 }

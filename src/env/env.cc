@@ -25,7 +25,7 @@ std::string JoinPath(const std::string& a, const std::string& b) {
 }
 
 Status ReadableFile::ReadPieces(uint64_t offset, uint64_t n, uint8_t* dst, uint64_t piece,
-                                bool read_ahead, const PieceCheck& check) const {
+                                const PieceCheck& check) const {
   for (uint64_t pos = 0; pos < n; pos += piece) {
     uint64_t take = std::min(piece, n - pos);
     CAIRN_RETURN_IF_ERROR(ReadAt(offset + pos, dst + pos, take));

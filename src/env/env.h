@@ -40,15 +40,12 @@ class ReadableFile {
   virtual uint64_t size() const = 0;
   virtual const std::string& path() const = 0;
   // Reads [offset, offset + n) into dst piece by piece (pieces of `piece`
-  // bytes), calling check(piece_offset, data, length) on the caller's
-  // thread for each piece in order, as soon as it is in dst. With
-  // `read_ahead`, the POSIX env reads ahead on a thread of its own so that
-  // a device works while the caller checks (worth it when the device, not
-  // the CPU, is the bottleneck); otherwise pieces are read and checked in
-  // turn. Stops at the first error (of a read or of check) and returns it.
+  // bytes), calling check(piece_offset, data, length) for each piece as
+  // soon as it is in dst, so that a piece is checked while still in cache.
+  // Stops at the first error (of a read or of check) and returns it.
   using PieceCheck = std::function<Status(uint64_t, const uint8_t*, uint64_t)>;
-  virtual Status ReadPieces(uint64_t offset, uint64_t n, uint8_t* dst, uint64_t piece,
-                            bool read_ahead, const PieceCheck& check) const;
+  Status ReadPieces(uint64_t offset, uint64_t n, uint8_t* dst, uint64_t piece,
+                    const PieceCheck& check) const;
 };
 
 // A file mapped into memory, shared with the file (writes reach the file).

@@ -21,7 +21,6 @@ namespace {
 
 constexpr size_t kDirectAlign = 4096;
 constexpr size_t kDirectBuffer = 4 << 20;
-constexpr uint64_t kReadAhead = 16 << 20;
 
 Status Errno(const std::string& what, const std::string& path) {
   return ErrnoError(errno, what, path);
@@ -213,62 +212,6 @@ class PosixReadableFile final : public ReadableFile {
   }
   uint64_t size() const override { return size_; }
   const std::string& path() const override { return path_; }
-  // A reader thread runs ahead of the caller by up to kReadAhead bytes, so
-  // reading from the device overlaps with checking what arrived.
-  Status ReadPieces(uint64_t offset, uint64_t n, uint8_t* dst, uint64_t piece, bool read_ahead,
-                    const PieceCheck& check) const override {
-    if (!read_ahead || n <= piece) {
-      return ReadableFile::ReadPieces(offset, n, dst, piece, false, check);
-    }
-    std::mutex mu;
-    std::condition_variable cv;
-    uint64_t done = 0;     // GUARDED_BY(mu): bytes in dst
-    uint64_t checked = 0;  // GUARDED_BY(mu): bytes the caller has checked
-    bool stop = false;     // GUARDED_BY(mu)
-    Status read_error;     // GUARDED_BY(mu)
-    std::thread reader([&] {
-      for (uint64_t pos = 0; pos < n;) {
-        {
-          std::unique_lock<std::mutex> lock(mu);
-          cv.wait(lock, [&] { return stop || pos < checked + kReadAhead; });
-          if (stop) return;
-        }
-        uint64_t take = std::min(piece, n - pos);
-        Status s = ReadAt(offset + pos, dst + pos, take);
-        std::lock_guard<std::mutex> lock(mu);
-        if (!s.ok()) {
-          read_error = s;
-          stop = true;
-        } else {
-          pos += take;
-          done = pos;
-        }
-        cv.notify_all();
-        if (stop) return;
-      }
-    });
-    Status result;
-    for (uint64_t pos = 0; pos < n && result.ok();) {
-      uint64_t take = std::min(piece, n - pos);
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return done >= pos + take || stop; });
-        if (done < pos + take) {
-          result = read_error;
-          break;
-        }
-      }
-      result = check(offset + pos, dst + pos, take);
-      pos += take;
-      std::lock_guard<std::mutex> lock(mu);
-      checked = pos;
-      if (!result.ok()) stop = true;
-      cv.notify_all();
-    }
-    reader.join();
-    return result;
-  }
-
  private:
   int fd_;
   std::string path_;

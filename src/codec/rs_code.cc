@@ -274,8 +274,8 @@ SymbolDecode RsCode::DecodeSyndromesBase(const uint8_t* s) const {
 
 // ------------------------------------------------------------ over shards
 
-Result<DecodeReport> RsCode::Decode(uint8_t* const* shards, size_t len,
-                                    std::span<StripeOutcome> outcomes, bool repair) const {
+Result<DecodeReport> RsCode::StartDecode(uint8_t* const* shards, size_t len,
+                                         std::span<StripeOutcome> outcomes) const {
   CAIRN_RETURN_IF_ERROR(ValidateShards(name(), n_, static_cast<size_t>(n_), shards, len));
   if (!outcomes.empty() && outcomes.size() < len) {
     return Error(Code::kInvalidArgument, "{}: {} outcome slots for {} stripes", name(),
@@ -283,6 +283,12 @@ Result<DecodeReport> RsCode::Decode(uint8_t* const* shards, size_t len,
   }
   DecodeReport report;
   report.corrected_by_shard.assign(n_, 0);
+  return report;
+}
+
+Result<DecodeReport> RsCode::Decode(uint8_t* const* shards, size_t len,
+                                    std::span<StripeOutcome> outcomes, bool repair) const {
+  CAIRN_ASSIGN_OR_RETURN(DecodeReport report, StartDecode(shards, len, outcomes));
   if (!outcomes.empty()) std::fill(outcomes.begin(), outcomes.begin() + len, StripeOutcome{});
 
   // Syndromes without an n-source dot product: every codeword satisfies
@@ -351,13 +357,7 @@ Result<DecodeReport> RsCode::Decode(uint8_t* const* shards, size_t len,
 
 Result<DecodeReport> RsCode::DecodeBase(uint8_t* const* shards, size_t len,
                                         std::span<StripeOutcome> outcomes, bool repair) const {
-  CAIRN_RETURN_IF_ERROR(ValidateShards(name(), n_, static_cast<size_t>(n_), shards, len));
-  if (!outcomes.empty() && outcomes.size() < len) {
-    return Error(Code::kInvalidArgument, "{}: {} outcome slots for {} stripes", name(),
-                 outcomes.size(), len);
-  }
-  DecodeReport report;
-  report.corrected_by_shard.assign(n_, 0);
+  CAIRN_ASSIGN_OR_RETURN(DecodeReport report, StartDecode(shards, len, outcomes));
   std::array<uint8_t, kMaxN> word{};
   std::array<uint8_t, kMaxM> syn{};
   for (size_t t = 0; t < len; ++t) {

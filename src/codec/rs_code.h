@@ -130,6 +130,9 @@ class RsCode {
   SymbolDecode DecodeSyndromesBase(const uint8_t* syndromes) const;
 
  private:
+  // Checks the arguments of Decode/DecodeBase; an empty report for n shards.
+  Result<DecodeReport> StartDecode(uint8_t* const* shards, size_t len,
+                                   std::span<StripeOutcome> outcomes) const;
   Result<DecodeReport> Decode(uint8_t* const* shards, size_t len,
                               std::span<StripeOutcome> outcomes, bool repair) const;
   Result<DecodeReport> DecodeBase(uint8_t* const* shards, size_t len,

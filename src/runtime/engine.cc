@@ -543,47 +543,42 @@ Result<Manifest> Engine::CheckCopyOrRepairable(const Tier& t, const std::string&
   return repairable;
 }
 
-Status Engine::RestoreRepairedPart(const Tier& t, const std::string& name, int64_t version,
-                                   const FileEntry& part, const FileEntry& parity,
-                                   const std::vector<Region>& regions, const Status& cause) {
+Result<RepairedPart> Engine::RepairAndCount(const Tier& t, const std::string& name,
+                                            int64_t version, const FileEntry& part,
+                                            const FileEntry& parity, const Status& cause,
+                                            const char* what) {
   auto repaired = RepairPart(t, name, version, part, parity);
   if (!repaired.ok()) {
     return Error(Code::kCorrupt, "{}; not repairable from its ECC sidecar: {}", cause.ToString(),
                  repaired.status().ToString());
   }
-  CAIRN_RETURN_IF_ERROR(ReadPartFromBuffer(repaired->bytes, name, version, part, regions,
-                                           t.FilePath(name, version, part.name)));
   {
     std::lock_guard<std::mutex> lock(mu_);
     ecc_shards_corrected_ += repaired->shards_corrected;
   }
   Log(LogLevel::kInfo,
-      "restart: '{}' version {} on tier {}: {} shard(s) in {} stripe(s) corrected from the ECC "
+      "{}: '{}' version {} on tier {}: {} shard(s) in {} stripe(s) corrected from the ECC "
       "sidecar ({})",
-      name, version, t.name(), repaired->shards_corrected, repaired->stripes_repaired,
+      what, name, version, t.name(), repaired->shards_corrected, repaired->stripes_repaired,
       cause.ToString());
-  return Status::Ok();
+  return repaired;
+}
+
+Status Engine::RestoreRepairedPart(const Tier& t, const std::string& name, int64_t version,
+                                   const FileEntry& part, const FileEntry& parity,
+                                   const std::vector<Region>& regions, const Status& cause) {
+  CAIRN_ASSIGN_OR_RETURN(RepairedPart repaired,
+                         RepairAndCount(t, name, version, part, parity, cause, "restart"));
+  return ReadPartFromBuffer(repaired.bytes, name, version, part, regions,
+                            t.FilePath(name, version, part.name));
 }
 
 Status Engine::DrainRepairedPart(const Tier& from, Tier& to, const std::string& name,
                                  int64_t version, const FileEntry& part, const FileEntry& parity,
                                  const Status& cause) {
-  auto repaired = RepairPart(from, name, version, part, parity);
-  if (!repaired.ok()) {
-    return Error(Code::kCorrupt, "{}; not repairable from its ECC sidecar: {}", cause.ToString(),
-                 repaired.status().ToString());
-  }
-  CAIRN_RETURN_IF_ERROR(WriteVerifiedBuffer(to, name, version, part, repaired->bytes));
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ecc_shards_corrected_ += repaired->shards_corrected;
-  }
-  Log(LogLevel::kInfo,
-      "drain: '{}' version {} from tier {}: {} shard(s) in {} stripe(s) corrected from the ECC "
-      "sidecar before draining ({})",
-      name, version, from.name(), repaired->shards_corrected, repaired->stripes_repaired,
-      cause.ToString());
-  return Status::Ok();
+  CAIRN_ASSIGN_OR_RETURN(RepairedPart repaired,
+                         RepairAndCount(from, name, version, part, parity, cause, "drain"));
+  return WriteVerifiedBuffer(to, name, version, part, repaired.bytes);
 }
 
 }  // namespace cairn

@@ -22,6 +22,7 @@
 #include "comm/comm.h"
 #include "env/env.h"
 #include "format/manifest.h"
+#include "runtime/ecc_sidecar.h"
 #include "runtime/part_io.h"
 #include "storage/flusher.h"
 #include "storage/tier.h"
@@ -105,6 +106,11 @@ class Engine {
                                          bool* part_size_wrong);
   // The part repaired from its sidecar into a private buffer, then read into
   // the regions; kCorrupt naming `cause` if it cannot be repaired.
+  // Repairs a damaged part from its sidecar, counts and logs the shards
+  // corrected; `what` names the pipeline ("restart", "drain").
+  Result<RepairedPart> RepairAndCount(const Tier& t, const std::string& name, int64_t version,
+                                      const FileEntry& part, const FileEntry& parity,
+                                      const Status& cause, const char* what);
   Status RestoreRepairedPart(const Tier& t, const std::string& name, int64_t version,
                              const FileEntry& part, const FileEntry& parity,
                              const std::vector<Region>& regions, const Status& cause);

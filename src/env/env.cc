@@ -41,6 +41,39 @@ Result<std::string> Env::ReadFileToString(const std::string& path) {
   return out;
 }
 
+Result<std::string> Env::ReadPseudoFile(const std::string& path, size_t max_bytes) {
+  auto whole = ReadFileToString(path);
+  if (whole.ok() && !whole->empty()) return whole;
+  if (!whole.ok() && whole.status().code() != Code::kCorrupt) return whole.status();
+  CAIRN_ASSIGN_OR_RETURN(auto file, NewReadableFile(path));
+  std::string buf(max_bytes + 1, '\0');
+  // Start from the reported size (or a page), doubling while reads succeed:
+  // procfs files report 0 and may well be longer than a page.
+  uint64_t lo = 0;  // a length that reads
+  uint64_t hi = std::min<uint64_t>(std::max<uint64_t>(file->size(), 4096), max_bytes) + 1;
+  while (file->ReadAt(0, buf.data(), static_cast<size_t>(hi)).ok()) {
+    if (hi > max_bytes) {
+      return Error(Code::kUnsupported, "'{}' is longer than {} bytes", path, max_bytes);
+    }
+    lo = hi;
+    hi = std::min<uint64_t>(hi * 2, max_bytes + 1);
+  }
+  while (hi - lo > 1) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    Status s = file->ReadAt(0, buf.data(), static_cast<size_t>(mid));
+    if (s.ok()) {
+      lo = mid;
+    } else if (s.code() == Code::kCorrupt) {
+      hi = mid;
+    } else {
+      return s;
+    }
+  }
+  CAIRN_RETURN_IF_ERROR(file->ReadAt(0, buf.data(), static_cast<size_t>(lo)));
+  buf.resize(static_cast<size_t>(lo));
+  return buf;
+}
+
 Status Env::WriteFileAtomic(const std::string& path, const void* data, size_t n, bool sync) {
   // The temporary name carries the pid so that two writers never share one.
   std::string tmp = path + ".tmp." + std::to_string(::getpid());

@@ -102,6 +102,13 @@ class Env {
   virtual Result<uint64_t> FreeSpace(const std::string& path) = 0;
   // Whole file as a string (small files: configs, manifests).
   virtual Result<std::string> ReadFileToString(const std::string& path);
+  // Whole /sys or /proc file. Such files report a placeholder size (4096 in
+  // sysfs, 0 in procfs) rather than their length, which ReadFileToString
+  // takes at its word; when that fails this finds the real length with
+  // reads from offset 0 (each of which the kernel serves from a fresh
+  // snapshot) and keeps the longest complete one. kUnsupported if the file
+  // is longer than max_bytes.
+  Result<std::string> ReadPseudoFile(const std::string& path, size_t max_bytes = 64 << 10);
   // Writes data to path through a temporary name, persists it when `sync`,
   // renames it into place and persists the directory: the commit protocol.
   virtual Status WriteFileAtomic(const std::string& path, const void* data, size_t n, bool sync);

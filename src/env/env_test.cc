@@ -110,6 +110,43 @@ TEST_P(EnvTest, MapFileWritesReachFile) {
 INSTANTIATE_TEST_SUITE_P(PosixAndMem, EnvTest, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Posix" : "Mem"; });
 
+// A procfs-like file: reports size 0, reads fine up to its real length.
+class PseudoFileEnv : public EnvWrapper {
+ public:
+  PseudoFileEnv(Env* target, std::string contents) : EnvWrapper(target), contents_(std::move(contents)) {}
+  Result<std::unique_ptr<ReadableFile>> NewReadableFile(const std::string& path) override {
+    struct File : ReadableFile {
+      std::string data, name;
+      Status ReadAt(uint64_t offset, void* dst, size_t n) const override {
+        if (offset + n > data.size()) return Error(Code::kCorrupt, "short read");
+        std::memcpy(dst, data.data() + offset, n);
+        return Status::Ok();
+      }
+      uint64_t size() const override { return 0; }
+      const std::string& path() const override { return name; }
+    };
+    auto f = std::make_unique<File>();
+    f->data = contents_;
+    f->name = path;
+    return std::unique_ptr<ReadableFile>(std::move(f));
+  }
+
+ private:
+  std::string contents_;
+};
+
+TEST(PseudoFileTest, FindsTheRealLengthBeyondAPage) {
+  auto mem = NewMemEnv();
+  std::string big(10000, 'p');
+  PseudoFileEnv env(mem.get(), big);
+  auto text = env.ReadPseudoFile("/proc/cpuinfo");
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(*text, big);
+  EXPECT_EQ(env.ReadPseudoFile("/proc/cpuinfo", 5000).status().code(), Code::kUnsupported);
+  PseudoFileEnv empty(mem.get(), "");
+  EXPECT_EQ(*empty.ReadPseudoFile("/proc/x"), "");
+}
+
 TEST(PathTest, Helpers) {
   EXPECT_EQ(DirName("a/b/c"), "a/b");
   EXPECT_EQ(DirName("c"), ".");

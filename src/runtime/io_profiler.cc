@@ -22,6 +22,9 @@ namespace cairn {
 
 namespace {
 
+// /proc/cpuinfo grows with the number of cores (~1 KiB each).
+constexpr size_t kMaxCpuinfoBytes = 4 << 20;
+
 std::string Trim(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
@@ -69,32 +72,6 @@ std::string SizeText(uint64_t b) {
 }
 
 }  // namespace
-
-// --- pseudo-files ----------------------------------------------------------
-
-Result<std::string> ReadPseudoFile(Env* env, const std::string& path, size_t max_bytes) {
-  auto whole = env->ReadFileToString(path);
-  if (whole.ok() && !whole->empty()) return whole;
-  if (!whole.ok() && whole.status().code() != Code::kCorrupt) return whole.status();
-  // sysfs reports 4096 bytes and procfs 0 whatever the content: read until
-  // a read comes back short (kCorrupt), in chunks, then byte by byte.
-  CAIRN_ASSIGN_OR_RETURN(auto file, env->NewReadableFile(path));
-  std::string out;
-  char chunk[64];
-  while (out.size() < max_bytes) {
-    if (file->ReadAt(out.size(), chunk, sizeof(chunk)).ok()) {
-      out.append(chunk, sizeof(chunk));
-      continue;
-    }
-    char c;
-    size_t before = out.size();
-    while (out.size() < before + sizeof(chunk) && file->ReadAt(out.size(), &c, 1).ok()) {
-      out.push_back(c);
-    }
-    if (out.size() < before + sizeof(chunk)) break;  // end of file
-  }
-  return out;
-}
 
 // --- power table -----------------------------------------------------------
 
@@ -198,7 +175,7 @@ Status CpuFreqControl::WriteValue(const std::string& path, const std::string& va
 }
 
 Result<std::string> CpuFreqControl::ReadValue(const std::string& path) {
-  CAIRN_ASSIGN_OR_RETURN(std::string s, ReadPseudoFile(env_, path));
+  CAIRN_ASSIGN_OR_RETURN(std::string s, env_->ReadPseudoFile(path));
   return Trim(s);
 }
 
@@ -228,7 +205,7 @@ std::unique_ptr<CpuFreqControl> CpuFreqControl::Open(Env* env, const std::string
     if (c->current_khz_ != 0) break;
   }
   if (c->current_khz_ == 0) {
-    auto info = ReadPseudoFile(env, cpuinfo_path);
+    auto info = env->ReadPseudoFile(cpuinfo_path, kMaxCpuinfoBytes);
     if (info.ok()) {
       size_t at = info->find("cpu MHz");
       size_t colon = at == std::string::npos ? at : info->find(':', at);
@@ -412,13 +389,13 @@ RaplMeter RaplMeter::Open(Env* env, const std::string& sys_root) {
     if (n.rfind("intel-rapl:", 0) != 0) continue;  // intel-rapl-mmio duplicates package
     any_zone = true;
     std::string dir = JoinPath(base, n);
-    auto zname = ReadPseudoFile(env, JoinPath(dir, "name"));
+    auto zname = env->ReadPseudoFile(JoinPath(dir, "name"));
     if (!zname.ok()) continue;
     std::string zn = Trim(*zname);
     if (zn.rfind("package", 0) != 0 && zn != "dram") continue;
     uint64_t energy = 0, range = 0;
-    auto e = ReadPseudoFile(env, JoinPath(dir, "energy_uj"));
-    auto r = ReadPseudoFile(env, JoinPath(dir, "max_energy_range_uj"));
+    auto e = env->ReadPseudoFile(JoinPath(dir, "energy_uj"));
+    auto r = env->ReadPseudoFile(JoinPath(dir, "max_energy_range_uj"));
     if (!e.ok() || !ParseU64(*e, &energy) || !r.ok() || !ParseU64(*r, &range) || range == 0) {
       m.reason_ = fmt::format("{}/energy_uj is not readable (root only since Linux 5.10)", dir);
       continue;
@@ -442,7 +419,7 @@ std::vector<std::string> RaplMeter::zone_names() const {
 Result<std::vector<uint64_t>> RaplMeter::Read() const {
   std::vector<uint64_t> out;
   for (const Zone& z : zones_) {
-    CAIRN_ASSIGN_OR_RETURN(std::string s, ReadPseudoFile(env_, z.path));
+    CAIRN_ASSIGN_OR_RETURN(std::string s, env_->ReadPseudoFile(z.path));
     uint64_t v = 0;
     if (!ParseU64(s, &v)) return Error(Code::kCorrupt, "'{}' holds '{}'", z.path, Trim(s));
     out.push_back(v);

@@ -34,11 +34,6 @@
 
 namespace cairn {
 
-// Reads a small file that may be a pseudo-file (sysfs, procfs), whose stat
-// size is wrong (4096 or 0): Env::ReadFileToString first, then piecewise
-// reads up to the end of the file (at most max_bytes).
-Result<std::string> ReadPseudoFile(Env* env, const std::string& path, size_t max_bytes = 65536);
-
 // Power table a user supplies when RAPL is not readable (`--power-table`):
 //   {"format": "cairn-power-table",
 //    "frequencies_khz": [1400000, 2100000],   // ascending; one entry = any frequency

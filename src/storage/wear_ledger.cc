@@ -18,9 +18,6 @@ namespace {
 
 constexpr char kMagicLine[] = "cairn-wear-ledger 1";
 constexpr uint64_t kSectorBytes = 512;
-// sysfs attributes are at most one page; a bound keeps a misbehaving file
-// from making ReadPseudoFile allocate without limit.
-constexpr uint64_t kMaxPseudoFileBytes = 64 << 10;
 
 std::string SlotName(const std::string& writer, uint64_t seq) {
   return writer + "." + std::to_string(seq % 2);
@@ -311,36 +308,6 @@ std::string WearLedgerDir(const std::string& tier_root, const std::optional<Devi
 
 // ------------------------------------------------------------------ sysfs --
 
-Result<std::string> ReadPseudoFile(Env* env, const std::string& path) {
-  auto whole = env->ReadFileToString(path);
-  if (whole.ok() && !whole->empty()) return whole;
-  if (!whole.ok() && whole.status().code() != Code::kCorrupt) return whole.status();
-  // The size was a placeholder: find the longest prefix that reads. Each
-  // read starts at offset 0, where the kernel makes a fresh snapshot, so
-  // the final read is one consistent copy of the file.
-  CAIRN_ASSIGN_OR_RETURN(auto file, env->NewReadableFile(path));
-  std::string buf(kMaxPseudoFileBytes + 1, '\0');
-  uint64_t lo = 0;                                                           // reads
-  uint64_t hi = std::min<uint64_t>(std::max<uint64_t>(file->size(), 4096), kMaxPseudoFileBytes) + 1;  // fails
-  if (file->ReadAt(0, buf.data(), static_cast<size_t>(hi)).ok()) {
-    return Error(Code::kUnsupported, "'{}' is longer than {} bytes", path, hi - 1);
-  }
-  while (hi - lo > 1) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    Status s = file->ReadAt(0, buf.data(), static_cast<size_t>(mid));
-    if (s.ok()) {
-      lo = mid;
-    } else if (s.code() == Code::kCorrupt) {
-      hi = mid;
-    } else {
-      return s;
-    }
-  }
-  CAIRN_RETURN_IF_ERROR(file->ReadAt(0, buf.data(), static_cast<size_t>(lo)));
-  buf.resize(static_cast<size_t>(lo));
-  return buf;
-}
-
 Result<BlockDevice> ResolveBlockDevice(Env* env, const std::string& sysfs_root, DeviceNumber device) {
   if (device.IsAnonymous()) {
     return Error(Code::kNotFound,
@@ -352,7 +319,7 @@ Result<BlockDevice> ResolveBlockDevice(Env* env, const std::string& sysfs_root, 
   if (!env->FileExists(uevent_path)) {
     return Error(Code::kNotFound, "no block device {} under '{}'", device.ToString(), sysfs_root);
   }
-  CAIRN_ASSIGN_OR_RETURN(std::string uevent, ReadPseudoFile(env, uevent_path));
+  CAIRN_ASSIGN_OR_RETURN(std::string uevent, env->ReadPseudoFile(uevent_path));
   std::string devname, devtype = "disk";
   std::istringstream in(uevent);
   for (std::string line; std::getline(in, line);) {
@@ -390,7 +357,7 @@ Result<BlockDevice> ResolveBlockDevice(Env* env, const std::string& sysfs_root, 
 }
 
 Result<uint64_t> ReadDeviceBytesWritten(Env* env, const BlockDevice& device) {
-  CAIRN_ASSIGN_OR_RETURN(std::string text, ReadPseudoFile(env, device.stat_path));
+  CAIRN_ASSIGN_OR_RETURN(std::string text, env->ReadPseudoFile(device.stat_path));
   // Documentation/block/stat.rst: field 7 is "write sectors", in 512-byte
   // units regardless of the device's logical block size.
   std::vector<std::string> fields = SplitWhitespace(text);

@@ -168,14 +168,6 @@ Result<BlockDevice> ResolveBlockDevice(Env* env, const std::string& sysfs_root, 
 // device's sector size). kCorrupt if the file has fewer than 7 fields.
 Result<uint64_t> ReadDeviceBytesWritten(Env* env, const BlockDevice& device);
 
-// Reads a whole /sys or /proc file through env. Such files report a
-// placeholder size (4096 in sysfs, 0 in procfs) rather than their length,
-// which Env::ReadFileToString takes at its word; when that fails this
-// finds the real length with reads from offset 0 (each of which the kernel
-// serves from a fresh snapshot) and keeps the longest complete one.
-// REQUIRES: the file is at most 64 KiB.
-Result<std::string> ReadPseudoFile(Env* env, const std::string& path);
-
 // --- The ledger of one process.
 
 struct WearLedgerOptions {

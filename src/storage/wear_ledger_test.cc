@@ -591,13 +591,13 @@ class PlaceholderSizeEnv final : public EnvWrapper {
 TEST_F(FakeSysfsTest, PseudoFilesWithPlaceholderSizes) {
   PlaceholderSizeEnv sysfs(env_.get());
   EXPECT_FALSE(sysfs.ReadFileToString("/fake/block/sda/stat").ok());  // why ReadPseudoFile exists
-  auto text = ReadPseudoFile(&sysfs, "/fake/block/sda/stat");
+  auto text = sysfs.ReadPseudoFile("/fake/block/sda/stat");
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   EXPECT_EQ(*text, *env_->ReadFileToString("/fake/block/sda/stat"));
   auto part = ResolveBlockDevice(&sysfs, "/fake", {8, 1});
   ASSERT_TRUE(part.ok()) << part.status().ToString();
   EXPECT_EQ(*ReadDeviceBytesWritten(&sysfs, *part), 1000u * 512);
-  EXPECT_FALSE(ReadPseudoFile(&sysfs, "/fake/none").ok());
+  EXPECT_FALSE(sysfs.ReadPseudoFile("/fake/none").ok());
 }
 
 TEST_F(FakeSysfsTest, LedgerReportsWhichSourceItUses) {

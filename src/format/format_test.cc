@@ -21,9 +21,6 @@ TEST(LayoutTest, NamesAreValidated) {
 }
 
 TEST(LayoutTest, FileNamesRoundTrip) {
-  EXPECT_EQ(VersionDirName(42), "v0000000042");
-  EXPECT_EQ(ParseVersionDirName("v0000000042"), 42);
-  EXPECT_FALSE(ParseVersionDirName("v42").has_value());
   EXPECT_EQ(ManifestFileName(3), "r000003.manifest");
   EXPECT_EQ(ParseManifestFileName("r000003.manifest"), 3);
   EXPECT_FALSE(ParseManifestFileName("r000003.part").has_value());

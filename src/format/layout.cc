@@ -24,16 +24,6 @@ Status ValidateName(const std::string& what, const std::string& name) {
   return Status::Ok();
 }
 
-std::string VersionDirName(int64_t version) { return fmt::format("v{:010}", version); }
-
-std::optional<int64_t> ParseVersionDirName(const std::string& name) {
-  if (name.size() != 11 || name[0] != 'v') return std::nullopt;
-  for (size_t i = 1; i < name.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::nullopt;
-  }
-  return std::strtoll(name.c_str() + 1, nullptr, 10);
-}
-
 std::string PartFileName(int rank) { return fmt::format("r{:06}.part", rank); }
 std::string ManifestFileName(int rank) { return fmt::format("r{:06}.manifest", rank); }
 std::string RoutedFileName(int rank, const std::string& logical) {

@@ -24,8 +24,6 @@ inline constexpr size_t kMaxNameLength = 128;
 // not starting with '.', so they can never leave their directory.
 Status ValidateName(const std::string& what, const std::string& name);
 
-std::string VersionDirName(int64_t version);                 // "v0000000042"
-std::optional<int64_t> ParseVersionDirName(const std::string& name);
 std::string PartFileName(int rank);                          // "r000003.part"
 std::string ManifestFileName(int rank);                      // "r000003.manifest"
 std::string RoutedFileName(int rank, const std::string& logical);  // "r000003.f.<logical>"

@@ -56,6 +56,7 @@ class Tier {
   // Whether writes must be made durable (fsync): false for tmpfs memory.
   bool persists() const { return kind_ != TierKind::kMemory; }
 
+  // <root>/<name>/v<10 digits>: the one place the directory naming lives.
   std::string VersionDir(const std::string& name, int64_t version) const;
   std::string FilePath(const std::string& name, int64_t version, const std::string& file) const;
 

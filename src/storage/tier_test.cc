@@ -25,6 +25,8 @@ TEST_F(TierTest, CommittedFilesAreListed) {
   ASSERT_TRUE(tier_->PutFile("heat", 3, "a", "hello").ok());
   ASSERT_TRUE(tier_->PutFile("heat", 10, "b", "x").ok());
   EXPECT_EQ(*tier_->Names(), std::vector<std::string>{"heat"});
+  EXPECT_EQ(tier_->VersionDir("heat", 42), "/ssd/0/heat/v0000000042");
+  ASSERT_TRUE(mem_->CreateDirs("/ssd/0/heat/v42").ok());  // not a version directory
   EXPECT_EQ(*tier_->Versions("heat"), (std::vector<int64_t>{3, 10}));
   EXPECT_EQ(*tier_->Files("heat", 3), std::vector<std::string>{"a"});
   EXPECT_EQ(*tier_->GetFile("heat", 3, "a"), "hello");

@@ -22,6 +22,8 @@ TEST(LayoutTest, NamesAreValidated) {
 
 TEST(LayoutTest, FileNamesRoundTrip) {
   EXPECT_EQ(ManifestFileName(3), "r000003.manifest");
+  EXPECT_EQ(PartFileName(3), "r000003.part");
+  EXPECT_EQ(RankFilePrefix(3), "r000003.");
   EXPECT_EQ(ParseManifestFileName("r000003.manifest"), 3);
   EXPECT_FALSE(ParseManifestFileName("r000003.part").has_value());
   EXPECT_EQ(RoutedFileName(1, "out.dat"), "r000001.f.out.dat");

@@ -24,10 +24,11 @@ Status ValidateName(const std::string& what, const std::string& name) {
   return Status::Ok();
 }
 
-std::string PartFileName(int rank) { return fmt::format("r{:06}.part", rank); }
-std::string ManifestFileName(int rank) { return fmt::format("r{:06}.manifest", rank); }
+std::string RankFilePrefix(int rank) { return fmt::format("r{:06}.", rank); }
+std::string PartFileName(int rank) { return RankFilePrefix(rank) + "part"; }
+std::string ManifestFileName(int rank) { return RankFilePrefix(rank) + "manifest"; }
 std::string RoutedFileName(int rank, const std::string& logical) {
-  return fmt::format("r{:06}.f.{}", rank, logical);
+  return RankFilePrefix(rank) + "f." + logical;
 }
 
 std::optional<int> ParseManifestFileName(const std::string& name) {

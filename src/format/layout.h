@@ -24,6 +24,8 @@ inline constexpr size_t kMaxNameLength = 128;
 // not starting with '.', so they can never leave their directory.
 Status ValidateName(const std::string& what, const std::string& name);
 
+// Every file of rank 3 in a version directory starts with "r000003.".
+std::string RankFilePrefix(int rank);                        // "r000003."
 std::string PartFileName(int rank);                          // "r000003.part"
 std::string ManifestFileName(int rank);                      // "r000003.manifest"
 std::string RoutedFileName(int rank, const std::string& logical);  // "r000003.f.<logical>"

@@ -23,7 +23,7 @@ LogLevel ParseLogLevel(const std::string& name) {
 }
 
 bool IsOwnFile(const std::string& file, int rank) {
-  std::string prefix = fmt::format("r{:06}.", rank);
+  std::string prefix = RankFilePrefix(rank);
   return file.compare(0, prefix.size(), prefix) == 0;
 }
 
@@ -74,7 +74,7 @@ Status Engine::Open() {
   for (auto& t : tiers_) {
     // One parked part file per rank and tier is what steady state needs:
     // the next checkpoint takes it as the oldest kept version is retired.
-    if (t) t->EnableSlots(fmt::format("r{:06}.", comm_->rank()), /*max_free=*/1);
+    if (t) t->EnableSlots(RankFilePrefix(comm_->rank()), /*max_free=*/1);
   }
   route_dir_ = JoinPath(JoinPath(tier(config_.placement)->root(), ".route"),
                         fmt::format("r{:06}", comm_->rank()));

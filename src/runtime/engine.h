@@ -63,6 +63,8 @@ class Engine {
   uint64_t ecc_shards_corrected();
 
  private:
+  static constexpr int64_t kNone = -1;  // "no version"
+
   Engine(std::unique_ptr<Comm> comm, const Config& config, Env* env, Clock* clock);
   Status Open();
 

@@ -29,6 +29,9 @@ DATA=${BENCH_DATA:-$BUILD/bench-data}
 BENCHMARKS=(
   "ckpt_bandwidth | 2 | --mib 256 --reps 5 --json --dir @DATA@"
   "ecc | 0 | --mib 64 --ckpt-mib 64 --reps 5 --json"
+  # The CLC microbenchmark on this machine's tiers, short (2 sizes, 10
+  # iterations: about 2 minutes); docs/results.md has the full run.
+  "clc_micro | 4 | --real --json --mb 16,64 --iterations 10 --dir @DATA@"
 )
 
 [[ -d $BENCH_DIR ]] || die "$BENCH_DIR does not exist (built with CAIRN_BUILD_BENCH=OFF?)"

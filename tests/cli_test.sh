@@ -2,17 +2,38 @@
 # The `cairn` command against real checkpoints written by the heat example
 # on 2 ranks (2 virtual nodes): list and inspect show what is there, verify
 # passes on intact storage and fails, naming the file, on a flipped bit, a
-# truncated file and a deleted file.
+# truncated file and a deleted file; on the memory tier (ecc = "normal",
+# RS(36,32)) it counts the shards the ECC sidecar corrects and those it
+# cannot, and fails on correctable damage too. `cairn model --plot` draws a
+# PNG or fails clearly (no python3, no matplotlib, unwritable file); `cairn
+# status` reads two nodes' wear ledgers and placement histories (written by
+# tests/cli_status_fixture.cc, then torn and damaged) and the heat run's own.
+# `cairn profile` under `mpirun -np 2` measures process parallelism 1..2 and
+# only rank 0 prints; launched plainly or on one rank it measures threads.
 set -uo pipefail
 BUILD=$(cd "$1" && pwd)
 CAIRN=$BUILD/cairn
 HEAT=$BUILD/examples/heat/heat
 WORK=$(mktemp -d /tmp/cairn-cli-test-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+passes=0
 failures=0
 check() {  # check DESCRIPTION COMMAND... : the command must succeed
   local what=$1; shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
+  if "$@"; then
+    echo "ok   $what"; passes=$((passes + 1))
+  else
+    echo "FAIL $what"; failures=$((failures + 1))
+  fi
+}
+garble() {  # garble FILE FIRST COUNT: inverts COUNT 4 KiB shards from shard FIRST
+  python3 - "$@" <<'PY'
+import sys
+path, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with open(path, "r+b") as f:
+    f.seek(first * 4096); b = f.read(count * 4096)
+    f.seek(first * 4096); f.write(bytes(x ^ 0xFF for x in b))
+PY
 }
 
 cat > "$WORK/cairn.toml" <<TOML
@@ -21,6 +42,7 @@ dir = "$WORK/data"
 log_level = "error"
 [tiers.memory]
 path = "$WORK/shm/{node}"
+ecc = "normal"
 [tiers.pfs]
 flush = "sync"
 [topology]
@@ -46,6 +68,21 @@ check "inspect of a missing version fails" bash -c "! '$CAIRN' inspect heat 7 --
 
 check "verify passes on intact storage" "$CAIRN" verify --config "$WORK/cairn.toml"
 
+# One garbled shard of a memory part: its sidecar corrects it, yet the copy
+# is not clean. A part cut short by 100 bytes loses 2 shards: correctable.
+mem40="$WORK/shm/1/heat/v0000000040/r000001.part"
+garble "$mem40" 1 1
+out=$("$CAIRN" verify --config "$WORK/cairn.toml"); rc=$?
+echo "$out"
+check "verify exits 1 on correctable damage" test $rc -eq 1
+check "verify names the correctable file with 1 shard corrected" \
+  grep -q "CORRECTABLE $mem40: 1 shard(s) in 1 stripe(s) corrected by its ECC sidecar, 0 uncorrectable" <<< "$out"
+mem30="$WORK/shm/1/heat/v0000000030/r000001.part"
+truncate -s -100 "$mem30"
+summary=$("$CAIRN" verify --json --config "$WORK/cairn.toml" | tail -1)
+check "verify --json counts 2 correctable files, 3 shards corrected, none damaged" \
+  grep -q '"damaged": 0, "correctable": 2, .*"ecc_shards_corrected": 3, "ecc_shards_uncorrectable": 0' <<< "$summary"
+
 part="$WORK/data/ssd/1/heat/v0000000040/r000001.part"
 python3 - "$part" <<'PY'
 import sys
@@ -62,10 +99,169 @@ out=$("$CAIRN" verify --json --config "$WORK/cairn.toml"); rc=$?
 check "verify --json reports the truncated file" grep -q 'pfs/heat/v0000000030' <<< "$out"
 check "verify --json counts 2 damaged" grep -q '"damaged": 2' <<< "$out"
 
+# Five garbled shards in one stripe: beyond RS(36,32), which rebuilds four.
+mem30_0="$WORK/shm/0/heat/v0000000030/r000000.part"
+garble "$mem30_0" 0 5
+out=$("$CAIRN" verify --json --config "$WORK/cairn.toml"); rc=$?
+check "verify exits 1 on uncorrectable damage" test $rc -eq 1
+check "verify --json counts 5 uncorrectable shards of the memory part" \
+  grep -q "\"file\": \"$mem30_0\".*\"ecc_shards_uncorrectable\": 5, \"ecc_stripes_uncorrectable\": 1, \"correctable\": false" <<< "$out"
+check "verify --json counts 3 damaged, 2 correctable" \
+  grep -q '"damaged": 3, "correctable": 2' <<< "$out"
+
 rm "$WORK/shm/0/heat/v0000000040/r000000.manifest"
 list=$("$CAIRN" list --config "$WORK/cairn.toml")
 check "a missing manifest makes the version incomplete" \
   grep -qE '^memory +heat +40 +1/2 .* incomplete' <<< "$list"
 
-echo "$((12 - failures)) passed, $failures failed"
+# --- cairn model --plot and cairn status (issue 5; issue 3 item 8) ---------
+is_png() {  # is_png FILE: non-empty and starting with the PNG signature
+  test -s "$1" && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
+json_lines() {  # json_lines: every line of stdin is one JSON value
+  python3 -c 'import json, sys; [json.loads(line) for line in sys.stdin]'
+}
+
+out=$("$CAIRN" model --plot "$WORK/model.png"); rc=$?
+check "model --plot exits 0 and says what it wrote" \
+  test $rc -eq 0 -a "$(tail -1 <<< "$out")" = "wrote $WORK/model.png"
+check "model --plot writes a PNG" is_png "$WORK/model.png"
+check "model --plot removes its data file" \
+  test -z "$(find "$WORK" -maxdepth 1 -name 'model.png.data-*')"
+"$CAIRN" model --json --plot "$WORK/model2.png" > "$WORK/model.json"
+check "model --json --plot keeps stdout JSON only" json_lines < "$WORK/model.json"
+check "model --json --plot writes a PNG" is_png "$WORK/model2.png"
+err=$("$CAIRN" model --plot "$WORK/missing/model.png" 2>&1 >/dev/null); rc=$?
+check "model --plot into a missing directory fails, naming the file" \
+  test $rc -eq 1 -a -n "$(grep -F "cannot write the plot $WORK/missing/model.png" <<< "$err")"
+mkdir "$WORK/nompl" "$WORK/empty"
+# A python3 that finds no site packages, hence no matplotlib. (The real
+# binary: `command -v` may name a pyenv shim, which needs PATH.)
+printf '#!/bin/sh\nexec %s -S "$@"\n' "$(python3 -c 'import sys; print(sys.executable)')" \
+  > "$WORK/nompl/python3"
+chmod +x "$WORK/nompl/python3"
+err=$(PATH="$WORK/nompl" "$CAIRN" model --plot "$WORK/nompl.png" 2>&1 >/dev/null); rc=$?
+check "model --plot without matplotlib fails and says so" \
+  test $rc -eq 1 -a -n "$(grep 'no python3 on PATH has matplotlib' <<< "$err")"
+err=$(PATH="$WORK/empty" "$CAIRN" model --plot "$WORK/nopython.png" 2>&1 >/dev/null); rc=$?
+check "model --plot without python3 fails and says so" \
+  test $rc -eq 1 -a -n "$(grep 'python3 is not on PATH' <<< "$err")"
+check "a failed --plot leaves no PNG" test ! -e "$WORK/nompl.png" -a ! -e "$WORK/nopython.png"
+PATH="$WORK/nompl" python3 "$(dirname "$0")/../scripts/cairn_plot.py" "$WORK/none.json" \
+  "$WORK/x.png" 2> /dev/null; rc=$?
+check "cairn_plot.py exits 3 without matplotlib" test $rc -eq 3
+
+# cairn status over two nodes' SSD tiers as two runs left them
+# (tests/cli_status_fixture.cc says what they hold).
+cat > "$WORK/status.toml" <<TOML
+[general]
+dir = "$WORK/sdata"
+log_level = "error"
+[tiers.memory]
+path = "$WORK/sshm/{node}"
+TOML
+for node in 0 1; do
+  "$BUILD/tests/cli_status_fixture" "$WORK/sdata/ssd/$node" || echo "FAIL fixture node $node"
+done
+status=$("$CAIRN" status --config "$WORK/status.toml"); rc=$?
+echo "$status"
+check "status exits 0" test $rc -eq 0
+# 5 SSD checkpoints of 10 GB; run 2 wrote 20 GB in 360 s (55.6 MB/s), so
+# the SSD lasts (14.6e15 - 50e9) B / 55.6 MB/s = 8.33 y against 5.00 y.
+check "status shows each node's SSD bytes, rate and lifetime against the warranty" \
+  test "$(grep -cE '^[01] +46.6 GiB +0.000342 % +55.56 MB/s +8.33 y +5.00 y +ok +ledger$' \
+          <<< "$status")" -eq 2
+check "status splits the latest run: 3 memory, 2 ssd, 1 skipped of 6" \
+  test "$(grep -cE '^[01] +latest, 2026-01-02 00:00:00Z +6 +50.0 % +33.3 % +16.7 % +6.0 % +10 % +lifetime$' \
+          <<< "$status")" -eq 2
+check "status splits all runs: 8 memory, 5 ssd, 3 skipped of 16" \
+  test "$(grep -cE '^[01] +all 2 runs +16 +50.0 % +31.2 % +18.8 %' <<< "$status")" -eq 2
+"$CAIRN" status --json --config "$WORK/status.toml" > "$WORK/status.json"
+check "status --json has the exact figures" python3 - "$WORK/status.json" <<'PY'
+import json, sys
+nodes = [json.loads(line) for line in open(sys.argv[1])]
+rate = 20e9 / 360
+assert [n["node"] for n in nodes] == ["0", "1"], nodes
+for n in nodes:
+    assert n["ledger_bytes"] == 50e9 and n["ssd_bytes_used"] == 50e9, n
+    assert abs(n["rate_bps"] / rate - 1) < 1e-12, n["rate_bps"]
+    assert abs(n["estimated_lifetime_s"] / ((14.6e15 - 50e9) / rate) - 1) < 1e-12, n
+    assert n["wearing_too_fast"] is False and n["wear_source"] == "ledger", n
+    assert n["latest_run"] == {"runs": 1, "checkpoints": 6, "memory": 3, "ssd": 2, "skip": 1}, n
+    assert n["overall"] == {"runs": 2, "checkpoints": 16, "memory": 8, "ssd": 5, "skip": 3}, n
+    assert n["slowdown"] == 0.06 and n["last_rule"] == "lifetime" and n["problems"] == [], n
+PY
+"$CAIRN" status --json --plot "$WORK/status.png" --config "$WORK/status.toml" > "$WORK/status2.json"
+check "status --plot writes a PNG" is_png "$WORK/status.png"
+check "status --json --plot keeps stdout JSON only" json_lines < "$WORK/status2.json"
+
+history="$WORK/sdata/ssd/0/.status/history.jsonl"
+printf '{"run_start":1767398400,"time":17673' >> "$history"  # a crash mid-append
+out=$("$CAIRN" status --json --config "$WORK/status.toml"); rc=$?
+check "status skips a torn last line" \
+  test $rc -eq 0 -a "$(grep -c '"overall":{"runs":2,"checkpoints":16,' <<< "$out")" -eq 2
+printf '\n{"run_start":1767398400}\n' >> "$history"  # as the next append ends the torn line
+out=$("$CAIRN" status --config "$WORK/status.toml" 2>&1); rc=$?
+check "status fails on a bad history line, naming the line and member" \
+  test $rc -eq 1 -a -n "$(grep -E 'history.jsonl. line 18: .*"time": missing' <<< "$out")"
+# The heat run's own history: 4 calls (steps 10..40) per node, placement
+# policy memory; drains into the SSD are in each node's ledger.
+heat_status=$("$CAIRN" status --config "$WORK/cairn.toml"); rc=$?
+echo "$heat_status"
+check "status over the heat run: 4 calls per node, all to memory by the policy" \
+  test $rc -eq 0 -a "$(grep -cE '^[01] +latest, .* +4 +100.0 % +0.0 % +0.0 % .* policy-memory$' \
+                       <<< "$heat_status")" -eq 2
+check "status over the heat run: each node's ledger counts the drains into the SSD" \
+  test "$("$CAIRN" status --json --config "$WORK/cairn.toml" |
+          python3 -c 'import json, sys; print(sum(json.loads(l)["ledger_bytes"] > 0 for l in sys.stdin))')" -eq 2
+
+# --- cairn profile under mpirun: process parallelism (issue 5) -------------
+cat > "$WORK/profile.toml" <<TOML
+[general]
+dir = "$WORK/pdata"
+log_level = "error"
+[tiers.memory]
+path = "$WORK/pshm/{node}"
+[tiers.pfs]
+enabled = false
+TOML
+echo '{"frequencies_khz": [0], "idle_w": [40], "core_busy_w": [6]}' > "$WORK/power.json"
+profile_flags=(--config "$WORK/profile.toml" --power-table "$WORK/power.json" --bytes 256KiB
+               --block-sizes 64KiB,128KiB)
+profile_kind() {  # profile_kind FILE KIND LEVELS: every device's grid, all throughputs > 0
+  python3 - "$@" <<'PY'
+import json, sys
+path, kind, levels = sys.argv[1], sys.argv[2], [int(x) for x in sys.argv[3].split(",")]
+p = json.load(open(path))
+assert [d["name"] for d in p["devices"]] == ["memory", "ssd"], p["devices"]
+for d in p["devices"]:
+    assert d["parallelism_kind"] == kind and d["parallelism"] == levels, (d["name"], kind, levels)
+    for b in d["blocks"]:
+        for op in ("read", "write"):
+            rows = b[op]["throughput_bps"]
+            assert len(rows) == 1 and len(rows[0]) == len(levels), rows
+            assert all(t > 0 for t in rows[0]), rows
+PY
+}
+out=$(mpirun --allow-run-as-root --oversubscribe -np 2 "$CAIRN" profile "${profile_flags[@]}" \
+        --out "$WORK/profile-np2.json" 2> "$WORK/profile-np2.err"); rc=$?
+echo "$out"
+check "profile under mpirun -np 2 exits 0" test $rc -eq 0
+check "profile under mpirun -np 2 measures processes 1..2 with positive throughputs" \
+  profile_kind "$WORK/profile-np2.json" processes 1,2
+check "profile under mpirun -np 2: rank 0 alone prints, a table of processes" \
+  test "$(grep -cE '^device +op +freq_kHz +procs ' <<< "$out")" -eq 1 \
+       -a "$(grep -cE '^(memory|ssd) ' <<< "$out")" -eq 16 -a ! -s "$WORK/profile-np2.err"
+check "profile under mpirun leaves no scratch directory" \
+  test -z "$(find "$WORK/pdata" "$WORK/pshm" -name '.cairn-profile-*')"
+"$CAIRN" profile "${profile_flags[@]}" --max-parallelism 2 --out "$WORK/profile-plain.json" \
+  > /dev/null; rc=$?
+check "profile launched plainly still measures threads 1..2" \
+  test $rc -eq 0 -a -n "$(profile_kind "$WORK/profile-plain.json" threads 1,2 && echo ok)"
+mpirun --allow-run-as-root --oversubscribe -np 1 "$CAIRN" profile "${profile_flags[@]}" \
+  --max-parallelism 2 --out "$WORK/profile-np1.json" > /dev/null; rc=$?
+check "profile under mpirun -np 1 measures threads, as launched plainly" \
+  test $rc -eq 0 -a -n "$(profile_kind "$WORK/profile-np1.json" threads 1,2 && echo ok)"
+
+echo "$passes passed, $failures failed"
 exit $((failures > 0))

@@ -21,7 +21,7 @@ Config SsdOnly(const std::string& dir) {
   Config c = cairn_test::ThreeTierConfig(dir);
   c.tier(TierKind::kMemory).enabled = false;
   c.tier(TierKind::kPfs).enabled = false;
-  c.placement = TierKind::kSsd;
+  c.placement.policy = PlacementPolicy::kSsd;
   return c;
 }
 

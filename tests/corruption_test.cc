@@ -3,7 +3,8 @@
 // files truncated, deleted or replaced by garbage, manifests included — and
 // a fresh engine restarts. Damage must always be detected and never reach
 // application memory: the newest version with an intact copy is restored,
-// bit for bit, from the fastest tier that holds one.
+// bit for bit, from the fastest tier that holds one, and the rollback from
+// version 2 is reported.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -98,13 +99,18 @@ int main(int argc, char** argv) {
     cairn::PartHeader layout = cairn::MakePartHeader("c", 2, 0, 1, {region});
     bool intact2[3];
     bool intact1_anywhere = false;
+    // Some tier still has a manifest file of version 2 / an undamaged one.
+    bool manifest2_left = false;
+    bool manifest2_intact = false;
     std::string what;
     for (int k = 0; k < 3; ++k) {
       auto tier = cairn::OpenNodeTier(cairn::PosixEnv(), config, static_cast<TierKind>(k), 0);
       for (int v = 2; v >= 1; --v) {
         bool hit = v == 2 ? rng() % 3 != 0 : rng() % 4 == 0;
+        bool manifest_hit = false;
         if (hit) {
           std::string file = rng() % 3 == 0 ? cairn::ManifestFileName(0) : cairn::PartFileName(0);
+          manifest_hit = file == cairn::ManifestFileName(0);
           std::string kind = kDamage[rng() % 6];
           bool is_part = file == cairn::PartFileName(0);
           uint64_t header = layout.HeaderBytes();
@@ -112,7 +118,11 @@ int main(int argc, char** argv) {
                        is_part ? layout.regions[0].offset : 0);
           what += fmt::format(" {}:v{}:{}:{}", tier->name(), v, file.substr(8), kind);
         }
-        if (v == 2) intact2[k] = !hit;
+        if (v == 2) {
+          intact2[k] = !hit;
+          manifest2_left |= fs::exists(tier->FilePath("c", 2, cairn::ManifestFileName(0)));
+          manifest2_intact |= !manifest_hit;
+        }
         if (v == 1 && !hit) intact1_anywhere = true;
       }
     }
@@ -150,6 +160,19 @@ int main(int argc, char** argv) {
                   seed, what.c_str(), static_cast<long long>(report->version), report->tier.c_str(),
                   static_cast<long long>(expect_version), expect_tier.c_str());
       ++failures;
+    } else if (report->newest != (manifest2_left ? 2 : 1) ||
+               report->rollback_versions != report->newest - report->version ||
+               (report->rollback_versions == 0 && report->rollback_seconds != 0) ||
+               // Only a readable manifest of version 2 tells when it was made.
+               (report->rollback_versions > 0 && manifest2_intact &&
+                report->rollback_seconds <= 0)) {
+      std::printf("FAIL case %d (seed %u)%s: restored v%lld, reported newest v%lld, rollback "
+                  "%lld version(s), %.6f s\n",
+                  c, seed, what.c_str(), static_cast<long long>(report->version),
+                  static_cast<long long>(report->newest),
+                  static_cast<long long>(report->rollback_versions), report->rollback_seconds);
+      ++failures;
+      outcome = "wrong rollback";
     } else {
       outcome = fmt::format("v{} from {}", report->version, report->tier);
     }

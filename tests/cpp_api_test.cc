@@ -1,5 +1,6 @@
 // The C++ API over the same engine: typed regions, Status, the session's
-// lifetime, and a restart round trip.
+// lifetime, a restart round trip, the checkpoint report, durable
+// checkpoints, and cairn_should_checkpoint.
 #define CAIRN_NO_MPI
 #include "cairn/cairn.hpp"
 
@@ -44,8 +45,96 @@ TEST(CppApiTest, RoundTripAndErrors) {
   ASSERT_TRUE(session->Restart("field", 1, &version).ok());
   EXPECT_EQ(version, 1);
   EXPECT_EQ(restored, field);
+  cairn_restart_info info;
+  ASSERT_TRUE(session->LastRestart(&info).ok());
+  EXPECT_EQ(info.version, 1);
+  EXPECT_EQ(info.newest, 1);
+  EXPECT_EQ(info.rollback_versions, 0);
+  EXPECT_STREQ(info.tier, "memory");
+  EXPECT_GE(info.bytes, field.size() * sizeof(float));  // the part file, header included
   EXPECT_TRUE(session->Finalize().ok());
   std::filesystem::remove_all(dir);
+}
+
+// A fresh data directory with a config file holding `extra` TOML.
+struct Scratch {
+  explicit Scratch(const std::string& extra) {
+    char tmpl[] = "/tmp/cairn-cpp-XXXXXX";
+    dir = ::mkdtemp(tmpl);
+    config = dir + "/c.toml";
+    FILE* f = std::fopen(config.c_str(), "w");
+    std::fprintf(f, "[general]\ndir = \"%s\"\nlog_level = \"off\"\n%s", dir.c_str(),
+                 extra.c_str());
+    std::fclose(f);
+  }
+  ~Scratch() { std::filesystem::remove_all(dir); }
+  std::string dir, config;
+};
+
+TEST(CppApiTest, ReportSaysWhereEachCheckpointWent) {
+  Scratch scratch("[tiers.memory]\npath = \"" + std::string("{dir}") +
+                  "/shm/{node}\"\n[placement]\npolicy = \"ratio\"\nratio = 3\n");
+  std::vector<double> x(1000, 1.5);
+  cairn::Status status;
+  auto session = cairn::Session::InitSingle(scratch.config, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  cairn_checkpoint_info info;
+  EXPECT_EQ(session->LastCheckpoint(&info).code(), CAIRN_E_NOT_FOUND);
+  ASSERT_TRUE(session->Protect(0, x).ok());
+  const char* expected[] = {"memory", "memory", "ssd", "memory"};
+  for (int v = 1; v <= 4; ++v) {
+    ASSERT_TRUE(session->Checkpoint("x", v).ok());
+    ASSERT_TRUE(session->LastCheckpoint(&info).ok());
+    EXPECT_EQ(info.version, v);
+    EXPECT_EQ(info.number, v);
+    EXPECT_EQ(info.skipped, 0);
+    EXPECT_STREQ(info.tier, expected[v - 1]) << "call " << v;
+    EXPECT_STREQ(info.rule, "ratio");
+    EXPECT_GE(info.bytes, x.size() * sizeof(double));
+  }
+  // A durable checkpoint goes to the SSD whatever the ratio says.
+  ASSERT_TRUE(session->Checkpoint("x", 5, /*durable=*/true).ok());
+  ASSERT_TRUE(session->LastCheckpoint(&info).ok());
+  EXPECT_STREQ(info.tier, "ssd");
+  EXPECT_EQ(info.forced, 1);
+  EXPECT_STREQ(info.rule, "forced-flag");
+  EXPECT_EQ(cairn_checkpoint_flags("x", 6, 0x8u), CAIRN_E_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cairn_error_message(CAIRN_E_INVALID_ARGUMENT)).find("flag"),
+            std::string::npos);
+  // interval is off by default: asking is an error naming the key.
+  bool due = false;
+  cairn::Status off = session->ShouldCheckpoint(&due);
+  EXPECT_EQ(off.code(), CAIRN_E_INVALID_ARGUMENT);
+  EXPECT_NE(off.message().find("placement.interval"), std::string::npos);
+  EXPECT_TRUE(session->Finalize().ok());
+}
+
+TEST(CppApiTest, ShouldCheckpointFollowsTheInterval) {
+  Scratch fixed("[tiers.memory]\npath = \"{dir}/shm/{node}\"\n[placement]\ninterval = 3600\n");
+  std::vector<int> x(10, 7);
+  cairn::Status status;
+  {
+    auto session = cairn::Session::InitSingle(fixed.config, &status);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_TRUE(session->Protect(0, x).ok());
+    bool due = true;
+    ASSERT_TRUE(session->ShouldCheckpoint(&due).ok());
+    EXPECT_FALSE(due) << "an hour has not passed since init";
+  }
+  Scratch automatic("[tiers.memory]\npath = \"{dir}/shm/{node}\"\n[placement]\ninterval = "
+                    "\"auto\"\n[model]\nmtbf = 86400\n");
+  auto session = cairn::Session::InitSingle(automatic.config, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(session->Protect(0, x).ok());
+  bool due = false;
+  ASSERT_TRUE(session->ShouldCheckpoint(&due).ok());
+  EXPECT_TRUE(due) << "nothing measured yet: the first checkpoint is the measurement";
+  ASSERT_TRUE(session->Checkpoint("x", 1).ok());
+  // A checkpoint of 40 bytes takes well under a second; the optimum for a
+  // one-day MTBF is minutes at least (Young: sqrt(2 T_C MTBF)).
+  ASSERT_TRUE(session->ShouldCheckpoint(&due).ok());
+  EXPECT_FALSE(due);
+  EXPECT_TRUE(session->Finalize().ok());
 }
 
 }  // namespace

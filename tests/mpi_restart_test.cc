@@ -1,13 +1,16 @@
 // Checkpoint and restart through the C API on 1..8 ranks, with virtual
 // nodes of two ranks: bit-exact restore, collective agreement when ranks
-// hold different versions, node loss, and corrupted copies.
+// hold different versions, node loss, corrupted copies, and the rollback
+// distance a restart reports.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -37,9 +40,14 @@ class MpiRestartTest : public ::testing::Test {
   void SetUp() override {
     dir_ = SharedDir() + "/" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
     config_ = dir_ + ".toml";
+    WriteConfig("error");
+  }
+
+  // Collective.
+  void WriteConfig(const char* log_level) {
     if (Rank() == 0) {
       std::ofstream out(config_);
-      out << "[general]\ndir = \"" << dir_ << "\"\nlog_level = \"error\"\n"
+      out << "[general]\ndir = \"" << dir_ << "\"\nlog_level = \"" << log_level << "\"\n"
           << "[tiers.memory]\npath = \"" << dir_ << "/shm/{node}\"\n"
           << "[topology]\nranks_per_node = 2\n";
     }
@@ -63,16 +71,31 @@ class MpiRestartTest : public ::testing::Test {
     ASSERT_EQ(cairn_finalize(), CAIRN_SUCCESS);
   }
 
-  // Restarts and returns the version restored; checks the bytes.
-  int Restore() {
+  // Restarts and returns the version restored; checks the bytes. With
+  // info, also what cairn_last_restart says about it.
+  int Restore(cairn_restart_info* info = nullptr) {
     Init();
     data_.assign(kWords, 0);
     EXPECT_EQ(cairn_protect(0, data_.data(), data_.size(), sizeof(uint64_t)), CAIRN_SUCCESS);
     int v = cairn_restart_test("state", -1);
     int restored = v >= 0 ? cairn_restart("state", v) : v;
+    if (info != nullptr) EXPECT_EQ(cairn_last_restart(info), CAIRN_SUCCESS);
     if (restored >= 0) EXPECT_EQ(data_, Expected(Rank(), restored, kWords)) << "version " << restored;
     EXPECT_EQ(cairn_finalize(), CAIRN_SUCCESS);
     return restored;
+  }
+
+  // Flips one bit of rank's part file of version v on tier.
+  void FlipBit(const std::string& tier, int rank, int v) {
+    std::string part = RankFile(tier, rank, v, "part");
+    std::fstream f(part, std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f.is_open()) << part;
+    f.seekg(100000);
+    char c = 0;
+    f.read(&c, 1);
+    c ^= 0x04;
+    f.seekp(100000);
+    f.write(&c, 1);
   }
 
   std::string TierDir(const std::string& tier, int node) {
@@ -124,15 +147,7 @@ TEST_F(MpiRestartTest, CorruptCopiesFallBackToIntactOnes) {
   // Rank 0's memory copy gets a flipped bit, its ssd copy is truncated: the
   // pfs copy must be used, and nobody rolls back.
   if (Rank() == 0) {
-    std::string part = RankFile("memory", 0, 2, "part");
-    std::fstream f(part, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(100000);
-    char c = 0;
-    f.read(&c, 1);
-    c ^= 0x04;
-    f.seekp(100000);
-    f.write(&c, 1);
-    f.close();
+    FlipBit("memory", 0, 2);
     fs::resize_file(RankFile("ssd", 0, 2, "part"), 5000);
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -146,6 +161,41 @@ TEST_F(MpiRestartTest, NewestVersionDamagedEverywhereRollsBack) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_EQ(Restore(), 2);
+}
+
+// Recovery order (paper section 3.4): the newest version's only copy on the
+// last rank, in memory, is damaged, and no slower tier holds that version:
+// every rank rolls back to the version before, and says how far.
+TEST_F(MpiRestartTest, DamagedNewestMemoryCopyWithoutSsdCopyRollsBackOneVersion) {
+  WriteVersions(2);
+  if (Rank() == 0) {
+    for (int node = 0; node <= (Size() - 1) / 2; ++node) fs::remove_all(VersionDir("ssd", node, 2));
+    fs::remove_all(VersionDir("pfs", 0, 2));
+  }
+  if (Rank() == Size() - 1) FlipBit("memory", Rank(), 2);
+  cairn_restart_info info;
+  EXPECT_EQ(Restore(&info), 1);
+  EXPECT_EQ(info.version, 1);
+  EXPECT_STREQ(info.tier, "memory");
+  EXPECT_EQ(info.newest, 2);
+  EXPECT_EQ(info.rollback_versions, 1);
+  EXPECT_GT(info.rollback_seconds, 0.0);
+  EXPECT_EQ(info.versions_failed, 1) << "version 2 was agreed on and failed on the last rank";
+}
+
+// The same damage with an ssd copy of the newest version: the last rank
+// reads that one, and nobody rolls back.
+TEST_F(MpiRestartTest, DamagedNewestMemoryCopyWithSsdCopyDoesNotRollBack) {
+  WriteVersions(2);
+  if (Rank() == Size() - 1) FlipBit("memory", Rank(), 2);
+  cairn_restart_info info;
+  EXPECT_EQ(Restore(&info), 2);
+  EXPECT_EQ(info.version, 2);
+  EXPECT_STREQ(info.tier, Rank() == Size() - 1 ? "ssd" : "memory");
+  EXPECT_EQ(info.newest, 2);
+  EXPECT_EQ(info.rollback_versions, 0);
+  EXPECT_EQ(info.rollback_seconds, 0.0);
+  EXPECT_EQ(info.versions_failed, 0);
 }
 
 TEST_F(MpiRestartTest, RegionMismatchIsAnErrorOnEveryRank) {

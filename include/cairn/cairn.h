@@ -83,6 +83,43 @@ CAIRN_EXPORT int cairn_unprotect(int id);
  * continues in the background. */
 CAIRN_EXPORT int cairn_checkpoint(const char *name, int version);
 
+/* Flags of cairn_checkpoint_flags. */
+#define CAIRN_CHECKPOINT_DURABLE 1u /* write this version to the SSD tier (or, if it is
+                                      disabled, the first enabled tier below memory),
+                                      whatever [placement] policy says */
+
+/* Collective. cairn_checkpoint with flags (0 or CAIRN_CHECKPOINT_DURABLE);
+ * the flags should be the same on every rank (if some rank asks for a
+ * durable copy, every rank makes one). Unknown flag bits are
+ * CAIRN_E_INVALID_ARGUMENT. */
+CAIRN_EXPORT int cairn_checkpoint_flags(const char *name, int version, unsigned flags);
+
+/* What the last successful cairn_checkpoint / cairn_checkpoint_flags did. */
+typedef struct cairn_checkpoint_info {
+  int version;              /* the version argument */
+  int number;               /* checkpoint call number since cairn_init, from 1 */
+  int skipped;              /* 1: the placement controller skipped this version:
+                               nothing was written, restart finds the previous one */
+  int forced;               /* 1: forced to the SSD (force_ssd_every or the flag) */
+  char tier[16];            /* "memory", "ssd" or "pfs"; "" when skipped */
+  char rule[32];            /* the rule that decided: "within-limits", "lifetime",
+                               "slowdown", "ratio", "policy-memory", "forced-every", ... */
+  double seconds;           /* time spent inside the call on this rank */
+  unsigned long long bytes; /* bytes this rank wrote */
+  char reason[512];         /* one readable line: placement and why (truncated) */
+} cairn_checkpoint_info;
+
+/* Fills *info. CAIRN_E_NOT_FOUND before the first successful checkpoint. */
+CAIRN_EXPORT int cairn_last_checkpoint(cairn_checkpoint_info *info);
+
+/* Collective. 1 when a checkpoint is due by [placement] interval, else 0
+ * (the same answer on every rank), or a negative error code. With interval =
+ * "auto" the interval is the failure model's optimum (docs/model.md) for
+ * [model] mtbf and the checkpoint and restart times measured in this run;
+ * the first call says 1 (the first checkpoint is the measurement). With
+ * interval = "off" (the default) the call is CAIRN_E_INVALID_ARGUMENT. */
+CAIRN_EXPORT int cairn_should_checkpoint(void);
+
 /* Blocks until background work (drain to lower tiers) is done. Returns the
  * first error that work met, if any. */
 CAIRN_EXPORT int cairn_checkpoint_wait(void);
@@ -100,6 +137,24 @@ CAIRN_EXPORT int cairn_restart_test(const char *name, int max_version);
  * error. Region ids, counts and sizes must match the checkpoint's; if they do
  * not, CAIRN_E_MISMATCH is returned and protected memory is left untouched. */
 CAIRN_EXPORT int cairn_restart(const char *name, int version);
+
+/* What the last successful cairn_restart of this process did. The
+ * rollback distance (paper §3.4: the memory copy first, then an older SSD
+ * copy) is the same on every rank. */
+typedef struct cairn_restart_info {
+  int requested;            /* the version argument */
+  int version;              /* the version restored */
+  int newest;               /* newest version any rank has any copy of, complete or not */
+  int rollback_versions;    /* newest - version */
+  double rollback_seconds;  /* creation time of newest minus that of version (0: unknown) */
+  int versions_failed;      /* agreed versions that failed verification on some rank */
+  char tier[16];            /* where this rank read from: "memory", "ssd", "pfs" */
+  unsigned long long bytes; /* bytes this rank read (part file with its header, routed files) */
+  double seconds;           /* time inside the call on this rank */
+} cairn_restart_info;
+
+/* Fills *info. CAIRN_E_NOT_FOUND before the first successful restart. */
+CAIRN_EXPORT int cairn_last_restart(cairn_restart_info *info);
 
 /* File mode: writes into path_out (capacity len) the path where this rank
  * should write (or, after cairn_restart, read) the file named `logical`.

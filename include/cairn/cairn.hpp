@@ -65,10 +65,26 @@ class Session {
     return Protect(id, data.data(), data.size());
   }
   Status Unprotect(int id) { return Status(cairn_unprotect(id)); }
-  Status Checkpoint(const std::string& name, int version) {
-    return Status(cairn_checkpoint(name.c_str(), version));
+  // durable: this version goes to the SSD tier whatever the placement
+  // policy (CAIRN_CHECKPOINT_DURABLE).
+  Status Checkpoint(const std::string& name, int version, bool durable = false) {
+    return Status(cairn_checkpoint_flags(name.c_str(), version,
+                                         durable ? CAIRN_CHECKPOINT_DURABLE : 0u));
+  }
+  // What the last successful Checkpoint did (skipped, tier, rule, time).
+  Status LastCheckpoint(cairn_checkpoint_info* info) const {
+    return Status(cairn_last_checkpoint(info));
   }
   Status Wait() { return Status(cairn_checkpoint_wait()); }
+  // Collective: whether a checkpoint is due by [placement] interval.
+  Status ShouldCheckpoint(bool* due) {
+    int rc = cairn_should_checkpoint();
+    if (rc >= 0) {
+      *due = rc == 1;
+      return Status();
+    }
+    return Status(rc);
+  }
   // Newest version every rank can recover, or -1.
   int RestartTest(const std::string& name, int max_version = -1) {
     return cairn_restart_test(name.c_str(), max_version);
@@ -83,6 +99,8 @@ class Session {
     }
     return Status(rc);
   }
+  // What the last successful Restart did (tier, rollback distance).
+  Status LastRestart(cairn_restart_info* info) const { return Status(cairn_last_restart(info)); }
   Status RouteFile(const std::string& logical, std::string* path) {
     std::vector<char> buffer(4096);
     int rc = cairn_route_file(logical.c_str(), buffer.data(), buffer.size());

@@ -3,8 +3,10 @@
 // (its shape is fixed by DESIGN.md); everything below takes it explicitly.
 #include "cairn/cairn.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "base/config.h"
@@ -31,7 +33,8 @@ static_assert(CAIRN_E_UNSUPPORTED == static_cast<int>(Code::kUnsupported));
 
 struct Instance {
   std::mutex mu;
-  std::unique_ptr<Engine> engine;  // GUARDED_BY(mu)
+  std::unique_ptr<Engine> engine;          // GUARDED_BY(mu)
+  std::optional<RestartReport> restarted;  // GUARDED_BY(mu): the last successful restart
 };
 
 Instance& TheInstance() {
@@ -53,6 +56,14 @@ Status NotInitialized(const char* call) {
                call);
 }
 
+// Copies text into a fixed char array, truncated and always terminated.
+template <size_t N>
+void CopyText(const std::string& text, char (&out)[N]) {
+  size_t n = std::min(text.size(), N - 1);
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+}
+
 Result<Config> LoadProcessConfig(const char* config_path) {
   return LoadConfig(config_path, ProcessEnvLookup(), ProcessEnvNames(),
                     [](const std::string& path) { return PosixEnv()->ReadFileToString(path); });
@@ -65,6 +76,18 @@ int WithEngine(const char* call, Fn fn) {
   std::lock_guard<std::mutex> lock(inst.mu);
   if (!inst.engine) return Report(NotInitialized(call));
   return fn(*inst.engine);
+}
+
+int Checkpoint(const char* call, const char* name, int version, unsigned flags) {
+  if (name == nullptr) return Report(Error(Code::kInvalidArgument, "{}: name is NULL", call));
+  if ((flags & ~CAIRN_CHECKPOINT_DURABLE) != 0) {
+    return Report(Error(Code::kInvalidArgument, "{}: unknown flag bits {:#x}", call,
+                        flags & ~CAIRN_CHECKPOINT_DURABLE));
+  }
+  return WithEngine(call, [&](Engine& e) {
+    Status s = e.Checkpoint(name, version, (flags & CAIRN_CHECKPOINT_DURABLE) != 0);
+    return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate(call));
+  });
 }
 
 int Init(Result<Config> config, Result<std::unique_ptr<Comm>> comm) {
@@ -130,10 +153,41 @@ int cairn_unprotect(int id) {
 }
 
 int cairn_checkpoint(const char* name, int version) {
-  if (name == nullptr) return Report(Error(Code::kInvalidArgument, "cairn_checkpoint: name is NULL"));
-  return cairn::WithEngine("cairn_checkpoint", [&](cairn::Engine& e) {
-    Status s = e.Checkpoint(name, version);
-    return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate("cairn_checkpoint"));
+  return cairn::Checkpoint("cairn_checkpoint", name, version, 0);
+}
+
+int cairn_checkpoint_flags(const char* name, int version, unsigned flags) {
+  return cairn::Checkpoint("cairn_checkpoint_flags", name, version, flags);
+}
+
+int cairn_last_checkpoint(cairn_checkpoint_info* info) {
+  if (info == nullptr) {
+    return Report(Error(Code::kInvalidArgument, "cairn_last_checkpoint: info is NULL"));
+  }
+  return cairn::WithEngine("cairn_last_checkpoint", [&](cairn::Engine& e) {
+    const cairn::CheckpointReport& r = e.last_checkpoint();
+    if (r.version < 0) {
+      return Report(Error(Code::kNotFound, "cairn_last_checkpoint: no checkpoint yet"));
+    }
+    *info = cairn_checkpoint_info{};
+    info->version = static_cast<int>(r.version);
+    info->number = static_cast<int>(r.number);
+    info->skipped = r.placement == cairn::Placement::kSkip;
+    info->forced = r.forced;
+    cairn::CopyText(info->skipped ? "" : cairn::TierKindName(r.tier), info->tier);
+    cairn::CopyText(cairn::ClcRuleName(r.rule), info->rule);
+    info->seconds = r.seconds;
+    info->bytes = r.bytes;
+    cairn::CopyText(r.reason, info->reason);
+    return static_cast<int>(CAIRN_SUCCESS);
+  });
+}
+
+int cairn_should_checkpoint(void) {
+  return cairn::WithEngine("cairn_should_checkpoint", [&](cairn::Engine& e) {
+    auto due = e.ShouldCheckpoint();
+    if (!due.ok()) return Report(due.status().Annotate("cairn_should_checkpoint"));
+    return *due ? 1 : 0;
   });
 }
 
@@ -165,7 +219,29 @@ int cairn_restart(const char* name, int version) {
   return cairn::WithEngine("cairn_restart", [&](cairn::Engine& e) {
     auto report = e.Restart(name, version);
     if (!report.ok()) return Report(report.status().Annotate("cairn_restart"));
+    cairn::TheInstance().restarted = *report;  // WithEngine holds the lock
     return static_cast<int>(report->version);
+  });
+}
+
+int cairn_last_restart(cairn_restart_info* info) {
+  if (info == nullptr) {
+    return Report(Error(Code::kInvalidArgument, "cairn_last_restart: info is NULL"));
+  }
+  return cairn::WithEngine("cairn_last_restart", [&](cairn::Engine&) {
+    const auto& r = cairn::TheInstance().restarted;
+    if (!r) return Report(Error(Code::kNotFound, "cairn_last_restart: no restart yet"));
+    *info = cairn_restart_info{};
+    info->requested = static_cast<int>(r->requested);
+    info->version = static_cast<int>(r->version);
+    info->newest = static_cast<int>(r->newest);
+    info->rollback_versions = static_cast<int>(r->rollback_versions);
+    info->rollback_seconds = r->rollback_seconds;
+    info->versions_failed = r->versions_failed;
+    cairn::CopyText(r->tier, info->tier);
+    info->bytes = r->bytes;
+    info->seconds = r->seconds;
+    return static_cast<int>(CAIRN_SUCCESS);
   });
 }
 
@@ -193,6 +269,7 @@ int cairn_finalize(void) {
   if (!inst.engine) return Report(cairn::NotInitialized("cairn_finalize"));
   Status s = inst.engine->Finalize();
   inst.engine.reset();
+  inst.restarted.reset();
   return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate("cairn_finalize"));
 }
 

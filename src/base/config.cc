@@ -69,6 +69,34 @@ ConfigKey IntKey(std::string section, std::string name, std::string fallback, st
           }};
 }
 
+ConfigKey Int64Key(std::string section, std::string name, std::string fallback, std::string doc,
+                   long long lo, long long hi, std::function<int64_t&(Config&)> field) {
+  std::string full = section + "." + name;
+  return {section, name, fmt::format("int ({}..{})", lo, hi), fallback, doc,
+          [field, full, lo, hi](Config& c, const std::string& v) -> Status {
+            CAIRN_ASSIGN_OR_RETURN(long long n, ParseInteger(full, v, lo, hi));
+            field(c) = n;
+            return Status::Ok();
+          }};
+}
+
+ConfigKey FloatKey(std::string section, std::string name, std::string fallback, std::string doc,
+                   double lo, double hi, std::function<double&(Config&)> field) {
+  std::string full = section + "." + name;
+  return {section, name, fmt::format("number ({}..{})", lo, hi), fallback, doc,
+          [field, full, lo, hi](Config& c, const std::string& v) -> Status {
+            errno = 0;
+            char* end = nullptr;
+            double d = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0' || errno != 0 || !std::isfinite(d)) {
+              return BadValue(full, v, "expected a number");
+            }
+            if (d < lo || d > hi) return BadValue(full, v, fmt::format("expected {} to {}", lo, hi));
+            field(c) = d;
+            return Status::Ok();
+          }};
+}
+
 ConfigKey BoolKey(std::string section, std::string name, std::string fallback, std::string doc,
                   std::function<bool&(Config&)> field) {
   std::string full = section + "." + name;
@@ -160,12 +188,104 @@ std::vector<ConfigKey> BuildKeys() {
   AddTierKeys(keys, TierKind::kMemory, "/dev/shm/cairn-{user}/{dirkey}/{node}", "4GiB",
               "node-local memory, tmpfs");
   AddTierKeys(keys, TierKind::kSsd, "{dir}/ssd/{node}", "0", "node-local SSD, persisted with fsync");
+  keys.push_back(FloatKey("tiers.ssd", "endurance_tbw", "14600",
+                          "SSD endurance rating in TB written (14600: the paper's 14.6 PBW)", 1e-3,
+                          1e9, [](Config& c) -> double& { return c.ssd_endurance_tbw; }));
+  keys.push_back(FloatKey("tiers.ssd", "endurance_pbw", "0",
+                          "the rating in PB written instead (0: use endurance_tbw; not both)", 0,
+                          1e6, [](Config& c) -> double& { return c.ssd_endurance_pbw; }));
+  keys.push_back(FloatKey("tiers.ssd", "warranty_years", "5", "SSD warranty period in years",
+                          1e-3, 100,
+                          [](Config& c) -> double& { return c.ssd_warranty_years; }));
+  keys.push_back(SizeKey("tiers.ssd", "already_written", "0",
+                         "bytes the SSD had written before Cairn's wear ledger (from SMART)",
+                         [](Config& c) -> uint64_t& { return c.ssd_already_written; }));
   AddTierKeys(keys, TierKind::kPfs, "{dir}/pfs", "0", "shared parallel file system");
-  keys.push_back(EnumKey<TierKind>(
+  keys.push_back(EnumKey<PlacementPolicy>(
       "placement", "policy", "memory",
-      "tier each checkpoint is written to before draining to the enabled tiers below it",
-      {{"memory", TierKind::kMemory}, {"ssd", TierKind::kSsd}, {"pfs", TierKind::kPfs}},
-      [](Config& c) -> TierKind& { return c.placement; }));
+      "memory or ssd: every version to that tier, drained below; clc: the controller chooses "
+      "memory, ssd or skip per version; ratio: every Nth version to ssd, the rest to memory",
+      {{"clc", PlacementPolicy::kClc},
+       {"memory", PlacementPolicy::kMemory},
+       {"ssd", PlacementPolicy::kSsd},
+       {"ratio", PlacementPolicy::kRatio}},
+      [](Config& c) -> PlacementPolicy& { return c.placement.policy; }));
+  keys.push_back(BoolKey("placement", "lifetime", "true",
+                         "clc: keep the SSD within its warranty (Eq. 1, 2; LE)",
+                         [](Config& c) -> bool& { return c.placement.lifetime; }));
+  keys.push_back(BoolKey("placement", "slowdown", "true",
+                         "clc: use memory while checkpoint time is over slowdown_bound (Eq. 3; PLE)",
+                         [](Config& c) -> bool& { return c.placement.slowdown; }));
+  keys.push_back(BoolKey("placement", "size", "true",
+                         "clc: skip a version that would go to memory but does not fit",
+                         [](Config& c) -> bool& { return c.placement.size; }));
+  keys.push_back(FloatKey("placement", "slowdown_bound", "0.10",
+                          "clc: bound on T_chk / (T_compute + T_chk), strictly between 0 and 1",
+                          0, 1, [](Config& c) -> double& { return c.placement.slowdown_bound; }));
+  keys.push_back(Int64Key("placement", "force_ssd_every", "0",
+                          "every Nth checkpoint call goes to the SSD whatever the policy (0: off)",
+                          0, 1LL << 40,
+                          [](Config& c) -> int64_t& { return c.placement.force_ssd_every; }));
+  keys.push_back(Int64Key("placement", "ratio", "10",
+                          "ratio: every Nth checkpoint call goes to the SSD (10: the paper's 9:1)",
+                          1, 1LL << 40, [](Config& c) -> int64_t& { return c.placement.ratio; }));
+  keys.push_back(FloatKey("placement", "bandwidth_window", "0",
+                          "clc: seconds over which B_SSD is measured (0: since the run started)", 0,
+                          1e9, [](Config& c) -> double& { return c.placement.bandwidth_window; }));
+  keys.push_back(ConfigKey{
+      "placement", "interval", "off, auto, or seconds > 0", "off",
+      "when cairn_should_checkpoint says yes: off (it is an error to call it), auto (the "
+      "failure model's optimal interval from measured checkpoint times), or fixed seconds",
+      [](Config& c, const std::string& v) -> Status {
+        IntervalSettings& s = c.interval;
+        if (v == "off" || v == "auto") {
+          s.mode = v == "off" ? IntervalMode::kOff : IntervalMode::kAuto;
+          return Status::Ok();
+        }
+        errno = 0;
+        char* end = nullptr;
+        double d = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || errno != 0 || !std::isfinite(d) || !(d > 0)) {
+          return BadValue("placement.interval", v, "expected off, auto, or seconds > 0");
+        }
+        s.mode = IntervalMode::kFixed;
+        s.fixed_seconds = d;
+        return Status::Ok();
+      }});
+  keys.push_back(ConfigKey{
+      "io", "parallelism", "auto, or an int >= 0", "0",
+      "ranks of a node that write or read a tier at once: 0 = all, N, or auto (the optimum "
+      "of io.profile)",
+      [](Config& c, const std::string& v) -> Status {
+        if (v == "auto") {
+          c.io.auto_parallelism = true;
+          return Status::Ok();
+        }
+        CAIRN_ASSIGN_OR_RETURN(long long n, ParseInteger("io.parallelism", v, 0, 1 << 20));
+        c.io.auto_parallelism = false;
+        c.io.parallelism = static_cast<int>(n);
+        return Status::Ok();
+      }});
+  keys.push_back(StringKey("io", "profile", "{dir}/cairn-profile.json",
+                           "the I/O profile parallelism = auto reads (cairn profile --out)",
+                           [](Config& c) -> std::string& { return c.io.profile; }));
+  keys.push_back(FloatKey("model", "mtbf", "86400",
+                          "the job's mean time between failures in seconds (λ = 1/mtbf)", 1, 1e12,
+                          [](Config& c) -> double& { return c.interval.mtbf_seconds; }));
+  keys.push_back(EnumKey<IntervalObjective>(
+      "model", "objective", "time",
+      "what interval = auto minimizes: expected time, or energy per useful second (EPE)",
+      {{"time", IntervalObjective::kTime}, {"energy", IntervalObjective::kEnergy}},
+      [](Config& c) -> IntervalObjective& { return c.interval.objective; }));
+  keys.push_back(FloatKey("model", "power_compute", "0",
+                          "W_A: a node's power while computing, in watts (objective energy)", 0,
+                          1e7, [](Config& c) -> double& { return c.interval.power_compute; }));
+  keys.push_back(FloatKey("model", "power_checkpoint", "0",
+                          "W_C: a node's power while checkpointing, in watts", 0, 1e7,
+                          [](Config& c) -> double& { return c.interval.power_checkpoint; }));
+  keys.push_back(FloatKey("model", "power_restart", "0",
+                          "W_R: a node's power while restarting, in watts", 0, 1e7,
+                          [](Config& c) -> double& { return c.interval.power_restart; }));
   keys.push_back(IntKey("retention", "keep", "2", "complete versions kept per tier", 1, 1000000,
                         [](Config& c) -> int& { return c.keep; }));
   keys.push_back(IntKey("topology", "ranks_per_node", "0",
@@ -192,12 +312,12 @@ std::string NodeText(const toml::node& node) {
 
 // Walks tables; a key is a leaf whose dotted parent path is a known section.
 Status ApplyTable(const toml::table& table, const std::string& prefix, Config& config,
-                  const std::string& origin) {
+                  const std::string& origin, std::set<std::string>& user_set) {
   for (const auto& [k, node] : table) {
     std::string name(k.str());
     std::string path = prefix.empty() ? name : prefix + "." + name;
     if (const toml::table* sub = node.as_table()) {
-      CAIRN_RETURN_IF_ERROR(ApplyTable(*sub, path, config, origin));
+      CAIRN_RETURN_IF_ERROR(ApplyTable(*sub, path, config, origin, user_set));
       continue;
     }
     const ConfigKey* key = FindKey(prefix, name);
@@ -208,11 +328,86 @@ Status ApplyTable(const toml::table& table, const std::string& prefix, Config& c
       return BadValue(path, NodeText(node), "expected " + key->type);
     }
     CAIRN_RETURN_IF_ERROR(key->set(config, NodeText(node)).Annotate(origin));
+    user_set.insert(path);
+  }
+  return Status::Ok();
+}
+
+// Rules across keys, and unit conversions the table cannot express.
+Status FinishConfig(Config& config, const std::set<std::string>& user_set) {
+  if (user_set.count("tiers.ssd.endurance_tbw") && user_set.count("tiers.ssd.endurance_pbw")) {
+    return Error(Code::kConfig,
+                 "config keys 'tiers.ssd.endurance_tbw' and 'tiers.ssd.endurance_pbw' are both "
+                 "set: give the SSD's rating once");
+  }
+  for (Status s : {config.placement.Validate(), config.interval.Validate()}) {
+    if (!s.ok()) return Status(Code::kConfig, s.message());
+  }
+  bool any_enabled = false;
+  for (const auto& t : config.tiers) any_enabled = any_enabled || t.enabled;
+  if (!any_enabled) {
+    return Error(Code::kConfig, "config: every tier is disabled (tiers.*.enabled): enable one");
+  }
+  PlacementPolicy policy = config.placement.policy;
+  if (ChoosesPerVersion(policy) &&
+      !(config.tier(TierKind::kMemory).enabled && config.tier(TierKind::kSsd).enabled)) {
+    return Error(Code::kConfig,
+                 "config key 'placement.policy': '{}' chooses between the memory and ssd tiers, "
+                 "so both must be enabled",
+                 PlacementPolicyName(policy));
   }
   return Status::Ok();
 }
 
 }  // namespace
+
+const char* PlacementPolicyName(PlacementPolicy policy) {
+  switch (policy) {
+    case PlacementPolicy::kClc: return "clc";
+    case PlacementPolicy::kMemory: return "memory";
+    case PlacementPolicy::kSsd: return "ssd";
+    case PlacementPolicy::kRatio: return "ratio";
+  }
+  return "?";
+}
+
+Status ClcSettings::Validate() const {
+  if (!(slowdown_bound > 0 && slowdown_bound < 1)) {
+    return Error(Code::kInvalidArgument, "placement.slowdown_bound = {} is not in (0, 1)",
+                 slowdown_bound);
+  }
+  if (force_ssd_every < 0) {
+    return Error(Code::kInvalidArgument, "placement.force_ssd_every = {} is negative (0: off)",
+                 force_ssd_every);
+  }
+  if (ratio < 1) {
+    return Error(Code::kInvalidArgument, "placement.ratio = {} is less than 1", ratio);
+  }
+  if (bandwidth_window != 0 && !(bandwidth_window >= 1)) {
+    return Error(Code::kInvalidArgument,
+                 "placement.bandwidth_window = {} is neither 0 (since the run started) nor >= 1 s",
+                 bandwidth_window);
+  }
+  return Status::Ok();
+}
+
+Status IntervalSettings::Validate() const {
+  if (objective == IntervalObjective::kEnergy &&
+      !(power_compute > 0 && power_checkpoint + power_restart > 0)) {
+    return Error(Code::kInvalidArgument,
+                 "model.objective = energy needs model.power_compute > 0 and model.power_checkpoint "
+                 "or model.power_restart > 0");
+  }
+  return Status::Ok();
+}
+
+SsdEndurance Config::ssd_endurance() const {
+  SsdEndurance e;
+  e.rating_bytes = ssd_endurance_pbw > 0 ? ssd_endurance_pbw * 1e15 : ssd_endurance_tbw * 1e12;
+  e.warranty_seconds = ssd_warranty_years * kSecondsPerYear;
+  e.already_written_bytes = static_cast<double>(ssd_already_written);
+  return e;
+}
 
 const char* TierKindName(TierKind kind) {
   switch (kind) {
@@ -281,6 +476,7 @@ Result<uint64_t> ParseSize(const std::string& text) {
 Result<Config> ParseConfig(const std::string& toml_text, const std::string& origin,
                            const EnvLookup& lookup, const EnvNames& names) {
   Config config;
+  std::set<std::string> user_set;  // keys given by the file or the environment
   for (const auto& key : ConfigKeys()) {
     CAIRN_RETURN_IF_ERROR(key.set(config, key.fallback).Annotate("built-in default"));
   }
@@ -293,7 +489,7 @@ Result<Config> ParseConfig(const std::string& toml_text, const std::string& orig
       return Error(Code::kConfig, "{}:{}:{}: {}", origin, err.source().begin.line,
                    err.source().begin.column, err.description());
     }
-    CAIRN_RETURN_IF_ERROR(ApplyTable(parsed, "", config, origin));
+    CAIRN_RETURN_IF_ERROR(ApplyTable(parsed, "", config, origin, user_set));
   }
   // CAIRN_DIR is the documented shorthand; the explicit key wins over it.
   if (auto dir = lookup("CAIRN_DIR")) {
@@ -303,6 +499,7 @@ Result<Config> ParseConfig(const std::string& toml_text, const std::string& orig
   for (const auto& key : ConfigKeys()) {
     known.insert(key.EnvName());
     if (auto v = lookup(key.EnvName())) {
+      user_set.insert(key.FullName());
       CAIRN_RETURN_IF_ERROR(key.set(config, *v).Annotate("$" + key.EnvName()));
     }
   }
@@ -311,10 +508,7 @@ Result<Config> ParseConfig(const std::string& toml_text, const std::string& orig
       return Error(Code::kConfig, "unknown environment variable '{}' (no such config key)", name);
     }
   }
-  if (!config.tier(config.placement).enabled) {
-    return Error(Code::kConfig, "config key 'placement.policy': tier '{}' is not enabled",
-                 TierKindName(config.placement));
-  }
+  CAIRN_RETURN_IF_ERROR(FinishConfig(config, user_set));
   return config;
 }
 

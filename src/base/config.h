@@ -38,17 +38,101 @@ struct TierConfig {
   EccMode ecc = EccMode::kNone;  // memory tier only
 };
 
+// A Julian year: the unit of warranties and of every lifetime Cairn prints.
+inline constexpr double kSecondsPerYear = 365.25 * 24 * 3600;
+
+// Where checkpoints go ([placement] policy). memory and ssd write every
+// version to that tier and drain it to the enabled tiers below; clc and
+// ratio choose memory, ssd or skip per version (policy/clc.h) and drain a
+// memory version past the ssd tier, to the pfs only (one copy per level, as
+// in the paper). A level whose tier is disabled falls to the next enabled
+// tier below it.
+enum class PlacementPolicy : int { kClc = 0, kMemory = 1, kSsd = 2, kRatio = 3 };
+// "clc", "memory", "ssd", "ratio".
+const char* PlacementPolicyName(PlacementPolicy policy);
+// clc and ratio choose a tier per version; memory and ssd always use theirs.
+inline bool ChoosesPerVersion(PlacementPolicy policy) {
+  return policy == PlacementPolicy::kClc || policy == PlacementPolicy::kRatio;
+}
+
+// The Checkpoint Location Controller's settings ([placement]).
+struct ClcSettings {
+  PlacementPolicy policy = PlacementPolicy::kClc;
+  // Switches of the clc policy: each one enables one test of Algorithm 1.
+  bool lifetime = true;   // lines 4-5, 9-10: Eq. (1) vs Eq. (2)
+  bool slowdown = true;   // lines 6-7: Eq. (3) against slowdown_bound
+  bool size = true;       // lines 12-15: skip what would go to memory but does not fit
+  double slowdown_bound = 0.10;  // (0, 1)
+  // Checkpoint numbers that are multiples of this go to the SSD whatever
+  // the policy (so that a durable copy exists at a known distance); 0: off.
+  int64_t force_ssd_every = 0;
+  // Policy ratio: checkpoint numbers that are multiples of this go to the
+  // SSD, the others to memory. 10 is the paper's "9:1".
+  int64_t ratio = 10;
+  // Span of B_SSD in seconds; 0: since the run started (the paper).
+  double bandwidth_window = 0;
+
+  // kInvalidArgument naming the key: bound outside (0, 1), negative
+  // force_ssd_every, ratio < 1, window neither 0 nor >= 1 second.
+  Status Validate() const;
+};
+
+// What the optimal checkpoint interval minimizes ([model] objective).
+enum class IntervalObjective {
+  kTime,    // expected wall-clock time per second of useful computation
+  kEnergy,  // EPE: expected energy per second of useful computation
+};
+
+// When cairn_should_checkpoint says a checkpoint is due ([placement]
+// interval, [model]); policy/interval_advisor.h.
+enum class IntervalMode { kOff, kAuto, kFixed };
+struct IntervalSettings {
+  IntervalMode mode = IntervalMode::kOff;
+  double fixed_seconds = 0;          // kFixed: seconds of compute between checkpoints
+  double mtbf_seconds = 86400;       // the job's mean time between failures (1/λ)
+  IntervalObjective objective = IntervalObjective::kTime;
+  double power_compute = 0;          // W_A, W_C, W_R of a node, in watts (kEnergy)
+  double power_checkpoint = 0;
+  double power_restart = 0;
+
+  // kInvalidArgument naming the key: the energy objective without W_A, or
+  // with neither W_C nor W_R.
+  Status Validate() const;
+};
+
+// How many of a node's ranks write (or read) a tier at once ([io]).
+struct IoSettings {
+  bool auto_parallelism = false;  // from the I/O profile (runtime/io_parallelism.h)
+  int parallelism = 0;            // fixed; 0: all of the node's ranks at once
+  std::string profile = "{dir}/cairn-profile.json";  // `cairn profile --out`
+};
+
+// The endurance of each node's SSD ([tiers.ssd]).
+struct SsdEndurance {
+  double rating_bytes = 14.6e15;             // PBW_rating (endurance_tbw x 1e12)
+  double warranty_seconds = 5 * kSecondsPerYear;
+  double already_written_bytes = 0;          // written before Cairn kept a ledger
+};
+
 struct Config {
   std::string dir = "./cairn-data";
   std::string log_level = "warn";
   TierConfig tiers[kTierKinds];
-  TierKind placement = TierKind::kMemory;  // the tier a checkpoint is written to
+  ClcSettings placement{.policy = PlacementPolicy::kMemory};  // as the key's default
+  IntervalSettings interval;
+  IoSettings io;
+  // [tiers.ssd] endurance, in the keys' units (ssd_endurance() converts).
+  double ssd_endurance_tbw = 14600;
+  double ssd_endurance_pbw = 0;  // 0: use ssd_endurance_tbw
+  double ssd_warranty_years = 5;
+  uint64_t ssd_already_written = 0;
   int keep = 2;                            // [retention] keep
   int ranks_per_node = 0;                  // 0: real nodes
 
   const TierConfig& tier(TierKind kind) const { return tiers[static_cast<int>(kind)]; }
   TierConfig& tier(TierKind kind) { return tiers[static_cast<int>(kind)]; }
   int KeepFor(TierKind kind) const { return tier(kind).keep > 0 ? tier(kind).keep : keep; }
+  SsdEndurance ssd_endurance() const;
 };
 
 // One configuration key: where it lives, what it accepts, its default.

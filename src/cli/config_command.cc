@@ -55,8 +55,8 @@ int RunConfig(const std::string& path, bool keys, bool markdown, bool json) {
     }
   }
   if (!json) {
-    std::printf("data directory: %s\ncheckpoints go to: %s\n", config->dir.c_str(),
-                TierKindName(config->placement));
+    std::printf("data directory: %s\nplacement policy: %s\n", config->dir.c_str(),
+                PlacementPolicyName(config->placement.policy));
     table.Print();
   }
   return 0;

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   cairn::AddInspectCommand(app, exit_code);
   cairn::AddVerifyCommand(app, exit_code);
   cairn::AddConfigCommand(app, exit_code);
+  cairn::AddStatusCommand(app, exit_code);
   cairn::AddModelCommand(app, exit_code);
   cairn::AddFaultsimCommand(app, exit_code);
   cairn::AddProfileCommand(app, exit_code);

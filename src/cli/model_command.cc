@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "base/config.h"
+#include "cli/plot.h"
 #include "env/env.h"
 #include "model/energy_optimizer.h"
 #include "model/failure_model.h"
@@ -37,6 +38,7 @@ struct ModelFlags {
   std::string mtbf;
   double app_power_w = kDefaultAppPower;
   std::string save_profile;
+  std::string plot;
   bool json = false;
 };
 
@@ -87,10 +89,19 @@ std::string Procs(int n) { return fmt::format("{} proc{}", n, n == 1 ? "" : "s")
 
 std::string Hours(double seconds) { return fmt::format("{:.2f} h", seconds / 3600); }
 
+// "64 KiB", "1 MiB"; 0 is a profile without block sizes.
+std::string Block(uint64_t bytes) {
+  if (bytes == 0) return "-";
+  if (bytes % (1 << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  if (bytes % (1 << 10) == 0) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} B", bytes);
+}
+
 JsonValue SettingJson(const IoSetting& s) {
   JsonValue v = JsonValue::Object{};
   v.Set("frequency_khz", s.frequency_khz);
   v.Set("parallelism", s.parallelism);
+  v.Set("block_size", s.block_size);
   v.Set("throughput_bps", s.throughput_bps);
   v.Set("watts", s.watts);
   v.Set("seconds", s.seconds);
@@ -152,20 +163,27 @@ std::string SummaryTable(const std::vector<DeviceResult>& results) {
   const int block = w * static_cast<int>(results.size());
   std::string out = "Energy-aware optimal CPU frequency and number of I/O processes\n";
   out += fmt::format("{:<15}|{:^{}}|{:^{}}\n", "", "Read", block + 1, "Write", block + 1);
-  std::string lines[3] = {fmt::format("{:<15}|", ""), fmt::format("{:<15}|", "CPU freq [GHz]"),
-                          fmt::format("{:<15}|", "# of procs")};
+  // The block size row only when the profile recorded block sizes.
+  bool blocks = false;
+  for (const DeviceResult& r : results) {
+    blocks = blocks || r.report.best.read.block_size != 0 || r.report.best.write.block_size != 0;
+  }
+  std::string lines[4] = {fmt::format("{:<15}|", ""), fmt::format("{:<15}|", "CPU freq [GHz]"),
+                          fmt::format("{:<15}|", "# of procs"),
+                          fmt::format("{:<15}|", "block size")};
   for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
     for (const DeviceResult& r : results) {
       const IoSetting& s = op == IoOp::kRead ? r.report.best.read : r.report.best.write;
       lines[0] += fmt::format("{:>{}}", r.report.device, w);
       lines[1] += fmt::format("{:>{}}", Ghz(s.frequency_khz), w);
       lines[2] += fmt::format("{:>{}}", s.parallelism, w);
+      lines[3] += fmt::format("{:>{}}", Block(s.block_size), w);
     }
     if (op == IoOp::kRead) {
       for (std::string& line : lines) line += " |";
     }
   }
-  for (const std::string& line : lines) out += line + "\n";
+  for (int i = 0; i < (blocks ? 4 : 3); ++i) out += lines[i] + "\n";
   return out;
 }
 
@@ -207,6 +225,12 @@ std::string DeviceTable(const DeviceResult& r, double app_power_w) {
       Hours(best.interval.compute_s), best.interval.times.compute_s,
       best.interval.times.checkpoint_s, best.interval.times.restart_s, best.write.seconds,
       best.interval.compute_s, r.time_optimal_s, r.young_s, r.daly_s);
+  if (best.write.block_size != 0) {
+    out += fmt::format(
+        "Block size per read/write call: {} for checkpoint writes, {} for restart reads (the "
+        "fixed plans use each operation's fastest block at their setting).\n",
+        Block(best.write.block_size), Block(best.read.block_size));
+  }
   return out;
 }
 
@@ -235,6 +259,118 @@ void PrintText(const std::vector<DeviceResult>& results, const IoProfile& profil
     trimmed.push_back(c);
   }
   std::fputs(trimmed.c_str(), stdout);
+}
+
+constexpr int kCurvePoints = 160;
+// Each EPE curve spans this factor on either side of the optima.
+constexpr double kIntervalSpan = 10;
+
+std::string PlanLabel(const FixedPlan& alt) {
+  return fmt::format("{}, {}", alt.name, Procs(alt.plan.write.parallelism));
+}
+
+// EPE against T_A for one plan's T_C, T_R, W_C and W_R, on the grid `t_s`;
+// points where the model overflows (λ·(T_A+T_C+T_R) > 700) are left out.
+JsonValue IntervalCurve(const std::string& label, const EnergyPlan& plan,
+                        const EnergyProblem& problem, const std::vector<double>& t_s) {
+  const StatePowers powers{problem.app_power_w, plan.write.watts, plan.read.watts};
+  JsonValue::Array ts, epe;
+  for (double t : t_s) {
+    auto e = EnergyPerEffectiveTime(
+        IntervalCosts{problem.failure_rate, t, plan.write.seconds, plan.read.seconds}, powers);
+    if (!e.ok()) continue;
+    ts.emplace_back(t);
+    epe.emplace_back(*e);
+  }
+  JsonValue v = JsonValue::Object{};
+  v.Set("label", label);
+  v.Set("t_s", std::move(ts));
+  v.Set("epe_w", std::move(epe));
+  v.Set("optimum_s", plan.interval.compute_s);
+  v.Set("optimum_epe_w", plan.epe_w());
+  return v;
+}
+
+// EPE (each at its own optimal interval) against the parallelism of `op`,
+// at the optimum's frequency and block size for op, the other operation
+// staying at its optimum.
+Result<JsonValue> ParallelismCurve(const IoProfile& profile, const DeviceIoProfile& device,
+                                   const EnergyProblem& problem, const EnergyPlan& best, IoOp op) {
+  const IoSetting& chosen = op == IoOp::kWrite ? best.write : best.read;
+  JsonValue::Array epe;
+  for (size_t p = 0; p < device.parallelism.size(); ++p) {
+    IoChoice write = best.write.choice;
+    IoChoice read = best.read.choice;
+    IoChoice& varied = op == IoOp::kWrite ? write : read;
+    varied.parallelism_index = p;
+    CAIRN_ASSIGN_OR_RETURN(EnergyPlan plan,
+                           EvaluateEnergyPlan(profile, device, problem, write, read));
+    epe.emplace_back(plan.epe_w());
+  }
+  JsonValue v = JsonValue::Object{};
+  v.Set("frequency", chosen.frequency_khz == 0 ? std::string("the fixed frequency")
+                                               : Ghz(chosen.frequency_khz) + " GHz");
+  v.Set("block", chosen.block_size == 0 ? JsonValue() : JsonValue(Block(chosen.block_size)));
+  v.Set("epe_w", std::move(epe));
+  v.Set("best_parallelism", chosen.parallelism);
+  v.Set("best_epe_w", best.epe_w());
+  return v;
+}
+
+// The data of the figure (scripts/cairn_plot.py, kind "model"): per device,
+// EPE against the checkpoint interval for the optimal plan and the fixed
+// alternatives, and EPE against I/O parallelism.
+Result<JsonValue> PlotData(const std::vector<DeviceResult>& results, const IoProfile& profile,
+                           const EnergyProblem& problem, const std::string& profile_origin) {
+  JsonValue::Array devices;
+  for (const DeviceResult& r : results) {
+    const DeviceEnergyReport& report = r.report;
+    const DeviceIoProfile* device = profile.FindDevice(report.device);
+    if (device == nullptr) return Error(Code::kInternal, "no device '{}'", report.device);
+    double lo = report.best.interval.compute_s, hi = lo;
+    for (const FixedPlan& alt : report.alternatives) {
+      lo = std::min(lo, alt.plan.interval.compute_s);
+      hi = std::max(hi, alt.plan.interval.compute_s);
+    }
+    lo /= kIntervalSpan;
+    hi *= kIntervalSpan;
+    std::vector<double> t_s;
+    for (int i = 0; i < kCurvePoints; ++i) {
+      t_s.push_back(lo * std::pow(hi / lo, static_cast<double>(i) / (kCurvePoints - 1)));
+    }
+    JsonValue::Array curves;
+    curves.push_back(IntervalCurve("energy-optimal", report.best, problem, t_s));
+    for (const FixedPlan& alt : report.alternatives) {
+      curves.push_back(IntervalCurve(PlanLabel(alt), alt.plan, problem, t_s));
+    }
+    JsonValue interval = JsonValue::Object{};
+    interval.Set("curves", std::move(curves));
+    interval.Set("young_s", r.young_s);
+    interval.Set("daly_s", r.daly_s);
+
+    JsonValue parallelism = JsonValue::Object{};
+    JsonValue::Array levels;
+    for (int p : device->parallelism) levels.emplace_back(p);
+    parallelism.Set("levels", std::move(levels));
+    for (IoOp op : {IoOp::kWrite, IoOp::kRead}) {
+      CAIRN_ASSIGN_OR_RETURN(JsonValue curve,
+                             ParallelismCurve(profile, *device, problem, report.best, op));
+      parallelism.Set(IoOpName(op), std::move(curve));
+    }
+    JsonValue d = JsonValue::Object{};
+    d.Set("device", report.device);
+    d.Set("interval", std::move(interval));
+    d.Set("parallelism", std::move(parallelism));
+    devices.push_back(std::move(d));
+  }
+  JsonValue data = JsonValue::Object{};
+  data.Set("kind", "model");
+  data.Set("title", fmt::format("cairn model: {:.4g} GB per node, MTBF {}, W_A {} W; profile: {}",
+                                problem.checkpoint_bytes / 1e9, Hours(1 / problem.failure_rate),
+                                problem.app_power_w, profile_origin));
+  data.Set("app_power_w", problem.app_power_w);
+  data.Set("devices", std::move(devices));
+  return data;
 }
 
 int RunModel(const ModelFlags& flags) {
@@ -346,6 +482,15 @@ int RunModel(const ModelFlags& flags) {
     PrintText(results, profile, problem, origin);
   }
   std::fflush(stdout);
+  if (!flags.plot.empty()) {
+    auto data = PlotData(results, profile, problem, origin);
+    Status drawn = data.ok() ? DrawPlot(*data, flags.plot) : data.status();
+    if (!drawn.ok()) {
+      fmt::print(stderr, "cairn model: --plot {}: {}\n", flags.plot, drawn.ToString());
+      return 1;
+    }
+    if (!flags.json) fmt::print("wrote {}\n", flags.plot);
+  }
   return 0;
 }
 
@@ -357,14 +502,14 @@ void AddModelCommand(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<ModelFlags>();
   CLI::App* cmd = app.add_subcommand(
       "model",
-      "Energy-aware checkpoint I/O: the CPU frequency and number of I/O processes for "
-      "checkpoint writes and restart reads, and the checkpoint interval, that minimize the "
+      "Energy-aware checkpoint I/O: the CPU frequency, number of I/O processes and block size "
+      "for checkpoint writes and restart reads, and the checkpoint interval, that minimize the "
       "energy per unit of effective time (EPE) under Vaidya's failure model");
   CLI::Option* profile =
       cmd->add_option("--profile", flags->profile_path,
                       "I/O profile (JSON, docs/model.md): throughput and power per device, "
-                      "operation, I/O parallelism and CPU frequency, as `cairn profile` "
-                      "measures it")
+                      "operation, I/O parallelism, CPU frequency and block size, as `cairn "
+                      "profile` measures it")
           ->check(CLI::ExistingFile);
   cmd->add_option("--device", flags->devices,
                   "instead of a profile, model these devices from their stated figures on the "
@@ -397,11 +542,19 @@ void AddModelCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", flags->json,
                 "one JSON object per device and line instead of tables: best plan, fixed "
                 "alternatives with their saving, intervals");
+  cmd->add_option("--plot", flags->plot,
+                  "also draw FILE.png: per device, EPE against the checkpoint interval (optimal "
+                  "plan and fixed alternatives, Young and Daly marked) and EPE against the "
+                  "number of I/O processes at the chosen frequency and block size; needs "
+                  "python3 with matplotlib")
+      ->type_name("FILE.png");
   cmd->footer(
-      "Plans: energy-optimal is the profile lookup; performance/powersave run I/O at the "
-      "highest/lowest frequency with 1 or with the most processes. Each plan uses the "
+      "Plans: energy-optimal is the profile lookup over frequency, processes and block size; "
+      "performance/powersave run I/O at the highest/lowest frequency with 1 or with the most "
+      "processes, each operation with its fastest block size there. Each plan uses the "
       "checkpoint interval that minimizes its EPE; saving = (EPE of the plan - optimal EPE) / "
-      "EPE of the plan.");
+      "EPE of the plan. Exit status: 0 ok, 2 bad option value, 1 profile unreadable, model "
+      "not evaluable or plot not drawn.");
   cmd->callback([flags, &exit_code]() { exit_code = RunModel(*flags); });
 }
 

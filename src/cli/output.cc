@@ -20,6 +20,8 @@ void Table::Print() const {
     for (size_t i = 0; i < row.size(); ++i) {
       line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], width[i]);
     }
+    // Empty last cells would leave trailing blanks.
+    line.erase(line.find_last_not_of(' ') + 1);
     std::puts(line.c_str());
   };
   print_row(header_);

@@ -1,5 +1,7 @@
 // The `cairn` subcommands that look at stored checkpoints (list, inspect,
-// verify) and at the configuration (config). Each adds itself to the app; its callback sets exit_code.
+// verify), at the SSD's wear and the placement history (status) and at the
+// configuration (config). Each adds itself to the app; its callback sets
+// exit_code.
 #ifndef CAIRN_CLI_STORE_COMMANDS_H_
 #define CAIRN_CLI_STORE_COMMANDS_H_
 
@@ -11,6 +13,7 @@ void AddListCommand(CLI::App& app, int& exit_code);
 void AddInspectCommand(CLI::App& app, int& exit_code);
 void AddVerifyCommand(CLI::App& app, int& exit_code);
 void AddConfigCommand(CLI::App& app, int& exit_code);
+void AddStatusCommand(CLI::App& app, int& exit_code);
 
 }  // namespace cairn
 

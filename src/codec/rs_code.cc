@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <list>
+#include <mutex>
+#include <unordered_map>
 
 #include <isa-l/erasure_code.h>
 
@@ -58,6 +61,58 @@ uint8_t InvBase(uint8_t a) {
 }
 
 }  // namespace
+
+static_assert(RsCode::kMaxN <= 64, "an erasure pattern is a 64-bit mask");
+
+// What rebuilds one erasure pattern: the rows (one per erased shard, in
+// ascending shard order) that map the first k surviving shards to the
+// erased ones, expanded for ec_encode_data.
+struct RsCode::ErasureDecoder {
+  std::array<int, kMaxN> survivors{};
+  std::array<int, kMaxM> erased{};
+  int rows = 0;
+  std::vector<uint8_t> tables;
+};
+
+// Least-recently-used map from erasure pattern to decoder. Entries are
+// shared_ptr so that a Rebuild keeps using a decoder another thread evicts
+// meanwhile; decoders are made outside the lock (two threads missing the
+// same pattern at once both make it, and the first insert wins).
+class RsCode::DecoderCache {
+ public:
+  std::shared_ptr<const ErasureDecoder> Find(uint64_t pattern) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(pattern);
+    if (it == index_.end()) return nullptr;
+    lru_.splice(lru_.begin(), lru_, it->second);
+    return it->second->second;
+  }
+
+  std::shared_ptr<const ErasureDecoder> Insert(uint64_t pattern,
+                                               std::shared_ptr<const ErasureDecoder> decoder) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(pattern);
+    if (it != index_.end()) return it->second->second;
+    lru_.emplace_front(pattern, std::move(decoder));
+    index_[pattern] = lru_.begin();
+    if (lru_.size() > kDecoderCacheCapacity) {
+      index_.erase(lru_.back().first);
+      lru_.pop_back();
+    }
+    return lru_.front().second;
+  }
+
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lru_.size();
+  }
+
+ private:
+  using Lru = std::list<std::pair<uint64_t, std::shared_ptr<const ErasureDecoder>>>;
+  std::mutex mu_;
+  Lru lru_;                                            // most recent first; guarded by mu_
+  std::unordered_map<uint64_t, Lru::iterator> index_;  // guarded by mu_
+};
 
 RsCode::RsCode(RsCodeId id) : id_(id) {
   switch (id) {
@@ -130,7 +185,12 @@ RsCode::RsCode(RsCodeId id) : id_(id) {
   }
 
   encode_tables_ = InitIsalTables(k_, m_, p_);
+  decoders_ = std::make_unique<DecoderCache>();
 }
+
+RsCode::~RsCode() = default;
+RsCode::RsCode(RsCode&&) noexcept = default;
+RsCode& RsCode::operator=(RsCode&&) noexcept = default;
 
 const char* RsCode::name() const {
   switch (id_) {
@@ -438,52 +498,64 @@ Status ValidateErased(const char* name, int n, int m, std::span<const int> erase
 
 }  // namespace
 
+size_t RsCode::cached_decoders() const { return decoders_->size(); }
+
 // The ISA-L recipe: the systematic generator G (n x k, identity over P)
 // maps data to codeword; the k surviving rows form an invertible matrix (the
 // code is MDS), whose inverse recovers the data, and the erased rows of G
 // times that inverse recover the erased shards directly from the survivors.
-Status RsCode::Rebuild(std::span<uint8_t* const> shards, size_t len,
-                       std::span<const int> erased) const {
-  CAIRN_RETURN_IF_ERROR(ValidateShards(name(), n_, shards.size(), shards.data(), len));
-  CAIRN_RETURN_IF_ERROR(ValidateErased(name(), n_, m_, erased));
-  if (erased.empty() || len == 0) return Status::Ok();
-
+Result<std::shared_ptr<const RsCode::ErasureDecoder>> RsCode::DecoderFor(uint64_t pattern) const {
+  if (auto cached = decoders_->Find(pattern)) return cached;
+  auto d = std::make_shared<ErasureDecoder>();
+  int count = 0;
+  for (int j = 0; j < n_; ++j) {
+    if (pattern >> j & 1) {
+      d->erased[d->rows++] = j;
+    } else if (count < k_) {
+      d->survivors[count++] = j;
+    }
+  }
   auto g_row = [&](int row, int col) -> uint8_t {
     return row < k_ ? (row == col ? 1 : 0) : p_[(row - k_) * k_ + col];
   };
-  std::array<bool, kMaxN> is_erased{};
-  for (int e : erased) is_erased[e] = true;
-  std::array<int, kMaxN> survivors{};
-  int count = 0;
-  for (int j = 0; j < n_ && count < k_; ++j) {
-    if (!is_erased[j]) survivors[count++] = j;
-  }
   std::vector<uint8_t> b(static_cast<size_t>(k_) * k_);
   std::vector<uint8_t> inv(static_cast<size_t>(k_) * k_);
   for (int r = 0; r < k_; ++r) {
-    for (int c = 0; c < k_; ++c) b[r * k_ + c] = g_row(survivors[r], c);
+    for (int c = 0; c < k_; ++c) b[r * k_ + c] = g_row(d->survivors[r], c);
   }
   if (gf_invert_matrix(b.data(), inv.data(), k_) != 0) {
     return Error(Code::kInternal, "{}: survivor matrix is singular (the code should be MDS)",
                  name());
   }
-  const int rows = static_cast<int>(erased.size());
-  std::vector<uint8_t> decode(static_cast<size_t>(rows) * k_);
-  for (int r = 0; r < rows; ++r) {
+  std::vector<uint8_t> rows(static_cast<size_t>(d->rows) * k_);
+  for (int r = 0; r < d->rows; ++r) {
     for (int c = 0; c < k_; ++c) {
       uint8_t v = 0;
-      for (int t = 0; t < k_; ++t) v ^= gf256::Mul(g_row(erased[r], t), inv[t * k_ + c]);
-      decode[r * k_ + c] = v;
+      for (int t = 0; t < k_; ++t) v ^= gf256::Mul(g_row(d->erased[r], t), inv[t * k_ + c]);
+      rows[r * k_ + c] = v;
     }
   }
-  std::vector<uint8_t> tables = InitIsalTables(k_, rows, decode);
+  d->tables = InitIsalTables(k_, d->rows, rows);
+  return decoders_->Insert(pattern, std::move(d));
+}
+
+Status RsCode::Rebuild(std::span<uint8_t* const> shards, size_t len,
+                       std::span<const int> erased) const {
+  CAIRN_RETURN_IF_ERROR(ValidateShards(name(), n_, shards.size(), shards.data(), len));
+  CAIRN_RETURN_IF_ERROR(ValidateErased(name(), n_, m_, erased));
+  if (erased.empty() || len == 0) return Status::Ok();
+  uint64_t pattern = 0;
+  for (int e : erased) pattern |= uint64_t{1} << e;
+  CAIRN_ASSIGN_OR_RETURN(std::shared_ptr<const ErasureDecoder> d, DecoderFor(pattern));
   std::array<uint8_t*, kMaxN> src{};
   std::array<uint8_t*, kMaxM> dst{};
   for (size_t off = 0; off < len; off += kMaxIsalLen) {
     size_t piece = std::min(kMaxIsalLen, len - off);
-    for (int c = 0; c < k_; ++c) src[c] = shards[survivors[c]] + off;
-    for (int r = 0; r < rows; ++r) dst[r] = shards[erased[r]] + off;
-    ec_encode_data(static_cast<int>(piece), k_, rows, tables.data(), src.data(), dst.data());
+    for (int c = 0; c < k_; ++c) src[c] = shards[d->survivors[c]] + off;
+    for (int r = 0; r < d->rows; ++r) dst[r] = shards[d->erased[r]] + off;
+    // ISA-L reads the tables, never writes them.
+    ec_encode_data(static_cast<int>(piece), k_, d->rows, const_cast<uint8_t*>(d->tables.data()),
+                   src.data(), dst.data());
   }
   return Status::Ok();
 }

@@ -35,13 +35,16 @@
 // Every optimized routine has a `...Base` reference twin (scalar, written
 // from the definitions, no ISA-L, no log tables) that the tests compare with.
 //
-// Thread-safety: an RsCode is immutable after construction; every method is
-// const and may be called from several threads at once.
+// Thread-safety: every method is const and may be called from several
+// threads at once. The code itself is immutable after construction; the one
+// piece of mutable state, a bounded cache of erasure decoders (Rebuild),
+// locks internally.
 #ifndef CAIRN_CODEC_RS_CODE_H_
 #define CAIRN_CODEC_RS_CODE_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -60,8 +63,15 @@ class RsCode {
  public:
   static constexpr int kMaxN = 36;
   static constexpr int kMaxM = 4;
+  // Erasure decoders Rebuild keeps, least recently used dropped first: a
+  // decoder costs a k x k inversion to make and 32 k rows bytes (<= 4 KiB) to
+  // keep, and a damaged part repeats few erasure patterns across its stripes.
+  static constexpr size_t kDecoderCacheCapacity = 64;
 
   explicit RsCode(RsCodeId id);
+  ~RsCode();
+  RsCode(RsCode&&) noexcept;
+  RsCode& operator=(RsCode&&) noexcept;
 
   RsCodeId id() const { return id_; }
   const char* name() const;  // "RS(36,32)"
@@ -107,9 +117,10 @@ class RsCode {
                                    std::span<StripeOutcome> outcomes = {}) const;
 
   // Recomputes the shards listed in `erased` (known bad or lost; distinct,
-  // in [0, n), at most m of them) from the others, which must be intact:
-  // erasure decoding does not check them (Check afterwards does, while
-  // fewer than m shards were erased).
+  // in [0, n), at most m of them, in any order) from the others, which must
+  // be intact: erasure decoding does not check them (Check afterwards does,
+  // while fewer than m shards were erased). The decoder of an erasure
+  // pattern is made once and cached (kDecoderCacheCapacity patterns).
   Status Rebuild(std::span<uint8_t* const> shards, size_t len,
                  std::span<const int> erased) const;
   Status RebuildBase(std::span<uint8_t* const> shards, size_t len,
@@ -129,7 +140,17 @@ class RsCode {
   SymbolDecode DecodeSyndromes(const uint8_t* syndromes) const;
   SymbolDecode DecodeSyndromesBase(const uint8_t* syndromes) const;
 
+  // Erasure patterns whose decoder is cached (at most kDecoderCacheCapacity).
+  size_t cached_decoders() const;
+
  private:
+  struct ErasureDecoder;
+  class DecoderCache;
+
+  // The cached decoder of the erasure pattern (bit j: shard j erased), made
+  // on a miss. REQUIRES: the pattern passed ValidateErased and is not empty.
+  Result<std::shared_ptr<const ErasureDecoder>> DecoderFor(uint64_t pattern) const;
+
   // Checks the arguments of Decode/DecodeBase; an empty report for n shards.
   Result<DecodeReport> StartDecode(uint8_t* const* shards, size_t len,
                                    std::span<StripeOutcome> outcomes) const;
@@ -151,6 +172,7 @@ class RsCode {
   std::vector<uint8_t> p_;  // m x k parity generator
   // ISA-L expanded tables (ec_init_tables) for p_.
   std::vector<uint8_t> encode_tables_;
+  std::unique_ptr<DecoderCache> decoders_;
 };
 
 }  // namespace cairn

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -421,6 +422,95 @@ TEST(RsCodeTest, RebuildsErasedShards) {
       ASSERT_TRUE(st.ok()) << st.ToString();
       ASSERT_EQ(s.bufs, original) << code.name() << " (base) erased " << erased.size();
     }
+  }
+}
+
+// count distinct shards of the code, drawn at random.
+std::vector<int> RandomPattern(const RsCode& code, int count, std::mt19937_64& rng) {
+  std::vector<int> all(code.n());
+  for (int j = 0; j < code.n(); ++j) all[j] = j;
+  std::shuffle(all.begin(), all.end(), rng);
+  all.resize(count);
+  return all;
+}
+
+TEST(RsCodeTest, RebuildCachesOneDecoderPerErasurePattern) {
+  auto rng = SeededRng(99);
+  for (RsCodeId id : {RsCodeId::kRs36_32, RsCodeId::kRs19_16}) {
+    RsCode code(id);
+    Shards s(code, 100, rng);
+    const auto original = s.bufs;
+    EXPECT_EQ(code.cached_decoders(), 0u);
+    // The same set in another order is the same pattern: one decoder, and
+    // the rows still land in the right shards.
+    const std::vector<int> orders[] = {{3, 1, code.k()}, {code.k(), 3, 1}, {1, code.k(), 3}};
+    for (const auto& erased : orders) {
+      for (int e : erased) std::fill(s.bufs[e].begin(), s.bufs[e].end(), 0xEE);
+      ASSERT_TRUE(code.Rebuild(s.ptrs(), 100, erased).ok());
+      EXPECT_EQ(s.bufs, original) << code.name();
+      EXPECT_EQ(code.cached_decoders(), 1u) << code.name();
+    }
+    const int other[] = {0};
+    std::fill(s.bufs[0].begin(), s.bufs[0].end(), 0);
+    ASSERT_TRUE(code.Rebuild(s.ptrs(), 100, other).ok());
+    EXPECT_EQ(s.bufs, original) << code.name();
+    EXPECT_EQ(code.cached_decoders(), 2u) << code.name();
+  }
+}
+
+TEST(RsCodeTest, DecoderCacheStaysBoundedAndEvictedPatternsStillRebuild) {
+  auto rng = SeededRng(1234);
+  RsCode code(RsCodeId::kRs36_32);
+  Shards s(code, 64, rng);
+  const auto original = s.bufs;
+  std::vector<std::vector<int>> patterns;
+  for (size_t i = 0; i < 3 * RsCode::kDecoderCacheCapacity; ++i) {
+    patterns.push_back(RandomPattern(code, 1 + static_cast<int>(i % code.m()), rng));
+  }
+  // Twice over: the second round finds the first patterns evicted.
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& erased : patterns) {
+      for (int e : erased) std::fill(s.bufs[e].begin(), s.bufs[e].end(), 0x5A);
+      ASSERT_TRUE(code.Rebuild(s.ptrs(), 64, erased).ok());
+      ASSERT_EQ(s.bufs, original) << "round " << round;
+      ASSERT_LE(code.cached_decoders(), RsCode::kDecoderCacheCapacity);
+    }
+  }
+  EXPECT_EQ(code.cached_decoders(), RsCode::kDecoderCacheCapacity);
+}
+
+// Several threads share one code (as restart and a drain may) and rebuild
+// from a pool of patterns larger than the cache, so that lookups, inserts
+// and evictions race; every rebuild must still be exact.
+TEST(RsCodeTest, RebuildIsThreadSafe) {
+  auto rng = SeededRng(2026);
+  for (RsCodeId id : {RsCodeId::kRs36_32, RsCodeId::kRs19_16}) {
+    const RsCode code(id);
+    std::vector<std::vector<int>> pool;
+    for (size_t i = 0; i < 2 * RsCode::kDecoderCacheCapacity; ++i) {
+      pool.push_back(RandomPattern(code, 1 + static_cast<int>(i % code.m()), rng));
+    }
+    constexpr int kThreads = 4;
+    std::vector<int> failures(kThreads, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937_64 local(static_cast<uint64_t>(t) * 7919 + 1);
+        Shards s(code, 256, local);
+        const auto original = s.bufs;
+        for (int i = 0; i < 2000; ++i) {
+          const auto& erased = pool[local() % pool.size()];
+          for (int e : erased) std::fill(s.bufs[e].begin(), s.bufs[e].end(), 0xA5);
+          if (!code.Rebuild(s.ptrs(), 256, erased).ok() || s.bufs != original) {
+            ++failures[t];
+            s.bufs = original;
+          }
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << code.name() << " thread " << t;
+    EXPECT_LE(code.cached_decoders(), RsCode::kDecoderCacheCapacity);
   }
 }
 

@@ -17,6 +17,10 @@ class SingleComm final : public Comm {
   Result<std::vector<int64_t>> Allgather(int64_t value) override {
     return std::vector<int64_t>{value};
   }
+  Status NodeBarrier() override { return Status::Ok(); }
+  Result<std::vector<int64_t>> AllgatherWords(const std::vector<int64_t>& values) override {
+    return values;
+  }
 };
 
 }  // namespace

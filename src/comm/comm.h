@@ -26,12 +26,17 @@ class Comm {
   virtual int ranks_on_node() const = 0;
 
   virtual Status Barrier() = 0;
+  // A barrier of this rank's (virtual) node only.
+  virtual Status NodeBarrier() = 0;
   // Element-wise minimum / maximum / sum over ranks, in place.
   virtual Status AllreduceMin(std::vector<int64_t>& values) = 0;
   virtual Status AllreduceMax(std::vector<int64_t>& values) = 0;
   virtual Status AllreduceSum(std::vector<double>& values) = 0;
   // Every rank's value, indexed by rank.
   virtual Result<std::vector<int64_t>> Allgather(int64_t value) = 0;
+  // Every rank's values, rank-major: rank r's values.size() words start at
+  // r * values.size(). REQUIRES: the same values.size() on every rank.
+  virtual Result<std::vector<int64_t>> AllgatherWords(const std::vector<int64_t>& values) = 0;
 
   // Convenience over AllreduceMin.
   Result<int64_t> Min(int64_t value);

@@ -25,7 +25,9 @@ class MpiComm final : public Comm {
   ~MpiComm() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized) MPI_Comm_free(&comm_);
+    if (finalized) return;
+    if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
+    MPI_Comm_free(&comm_);
   }
 
   Status InitTopology(int ranks_per_node) {
@@ -56,6 +58,8 @@ class MpiComm final : public Comm {
       nodes_ = (size_ + ranks_per_node - 1) / ranks_per_node;
       ranks_on_node_ = std::min(ranks_per_node, size_ - node_ * ranks_per_node);
     }
+    CAIRN_MPI(MPI_Comm_split(comm_, node_, rank_, &node_comm_), "MPI_Comm_split (node)");
+    MPI_Comm_set_errhandler(node_comm_, MPI_ERRORS_RETURN);
     return Status::Ok();
   }
 
@@ -94,8 +98,22 @@ class MpiComm final : public Comm {
     return out;
   }
 
+  Status NodeBarrier() override {
+    CAIRN_MPI(MPI_Barrier(node_comm_), "MPI_Barrier (node)");
+    return Status::Ok();
+  }
+
+  Result<std::vector<int64_t>> AllgatherWords(const std::vector<int64_t>& values) override {
+    std::vector<int64_t> out(values.size() * static_cast<size_t>(size_));
+    int n = static_cast<int>(values.size());
+    CAIRN_MPI(MPI_Allgather(values.data(), n, MPI_INT64_T, out.data(), n, MPI_INT64_T, comm_),
+              "MPI_Allgather");
+    return out;
+  }
+
  private:
   MPI_Comm comm_;
+  MPI_Comm node_comm_ = MPI_COMM_NULL;  // this rank's (virtual) node
   int rank_ = 0, size_ = 1, node_ = 0, nodes_ = 1, ranks_on_node_ = 1;
 };
 

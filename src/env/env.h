@@ -46,6 +46,15 @@ class ReadableFile {
   using PieceCheck = std::function<Status(uint64_t, const uint8_t*, uint64_t)>;
   Status ReadPieces(uint64_t offset, uint64_t n, uint8_t* dst, uint64_t piece,
                     const PieceCheck& check) const;
+
+  // Access hints (posix_fadvise), advisory: files without a page cache of
+  // their own (memory env, tmpfs) ignore them. A file is opened with the
+  // sequential hint (a readahead window twice the device's).
+  enum class Hint {
+    kNormal,  // the device's own readahead window from now on
+    kDone,    // [offset, offset + n) will not be read again: drop its pages
+  };
+  virtual void Advise(Hint hint, uint64_t offset, uint64_t n) const {}
 };
 
 // A file mapped into memory, shared with the file (writes reach the file).
@@ -100,6 +109,15 @@ class Env {
   virtual Result<uint64_t> FileSize(const std::string& path) = 0;
   // Bytes still free on the file system holding path.
   virtual Result<uint64_t> FreeSpace(const std::string& path) = 0;
+  // Appends n bytes to path in one write, creating it (0600) if needed
+  // (O_APPEND: concurrent appenders never overwrite each other). Not synced:
+  // for logs that may lose their tail on a crash, never for committed data.
+  virtual Status AppendToFile(const std::string& path, const void* data, size_t n) = 0;
+  // Writes back path's dirty pages (fdatasync) and asks the kernel to drop
+  // its pages from the page cache (POSIX_FADV_DONTNEED), so that the next
+  // read comes from the device: for measuring reads (the I/O profiler).
+  // Advisory: a memory file system keeps its pages, since they are the file.
+  virtual Status EvictFromCache(const std::string& path) = 0;
   // Whole file as a string (small files: configs, manifests).
   virtual Result<std::string> ReadFileToString(const std::string& path);
   // Whole /sys or /proc file. Such files report a placeholder size (4096 in
@@ -157,6 +175,10 @@ class EnvWrapper : public Env {
   bool FileExists(const std::string& p) override { return target_->FileExists(p); }
   Result<uint64_t> FileSize(const std::string& p) override { return target_->FileSize(p); }
   Result<uint64_t> FreeSpace(const std::string& p) override { return target_->FreeSpace(p); }
+  Status AppendToFile(const std::string& p, const void* data, size_t n) override {
+    return target_->AppendToFile(p, data, n);
+  }
+  Status EvictFromCache(const std::string& p) override { return target_->EvictFromCache(p); }
 
  private:
   Env* target_;

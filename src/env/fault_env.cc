@@ -133,6 +133,22 @@ Status FaultEnv::SyncDir(const std::string& path) {
   return Status::Ok();
 }
 
+Status FaultEnv::AppendToFile(const std::string& path, const void* data, size_t n) {
+  CAIRN_RETURN_IF_ERROR(BeforeMutation("append", path));
+  auto old_size = target()->FileSize(path);
+  CAIRN_RETURN_IF_ERROR(target()->AppendToFile(path, data, n));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, is_new] = files_.try_emplace(path);
+  if (is_new) {
+    // What was there before this env saw the file counts as durable; the
+    // name itself is not if this append created it.
+    it->second.size = it->second.synced = old_size.ok() ? *old_size : 0;
+    if (!old_size.ok()) unsynced_names_.insert(path);
+  }
+  it->second.size += n;
+  return Status::Ok();
+}
+
 Status FaultEnv::DropUnsyncedData() {
   std::map<std::string, FileState> files;
   std::set<std::string> names;

@@ -43,6 +43,7 @@ class FaultEnv final : public EnvWrapper {
   Status DeleteFile(const std::string& path) override;
   Status CreateDirs(const std::string& path) override;
   Status SyncDir(const std::string& path) override;
+  Status AppendToFile(const std::string& path, const void* data, size_t n) override;
 
   // Used by the files this env hands out.
   Status BeforeMutation(const std::string& what, const std::string& path);

@@ -165,6 +165,24 @@ class MemEnvImpl final : public Env {
 
   Result<uint64_t> FreeSpace(const std::string&) override { return uint64_t{1} << 40; }
 
+  Status AppendToFile(const std::string& path, const void* data, size_t n) override {
+    std::lock_guard<std::mutex> lock(fs_.mu);
+    auto it = fs_.files.find(path);
+    if (it == fs_.files.end()) {
+      CAIRN_RETURN_IF_ERROR(CheckParentLocked(path));
+      it = fs_.files.emplace(path, std::make_shared<std::string>()).first;
+    }
+    it->second->append(static_cast<const char*>(data), n);
+    return Status::Ok();
+  }
+
+  // No page cache: the contents are the memory.
+  Status EvictFromCache(const std::string& path) override {
+    std::lock_guard<std::mutex> lock(fs_.mu);
+    if (!fs_.files.count(path)) return Error(Code::kNotFound, "'{}' does not exist", path);
+    return Status::Ok();
+  }
+
  private:
   static bool IsChild(const std::string& name, const std::string& prefix) {
     return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&

@@ -212,6 +212,15 @@ class PosixReadableFile final : public ReadableFile {
   }
   uint64_t size() const override { return size_; }
   const std::string& path() const override { return path_; }
+  void Advise(Hint hint, uint64_t offset, uint64_t n) const override {
+    if (hint == Hint::kNormal) {
+      (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_NORMAL);
+    } else {
+      (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(n),
+                            POSIX_FADV_DONTNEED);
+    }
+  }
+
  private:
   int fd_;
   std::string path_;
@@ -389,6 +398,28 @@ class PosixEnvImpl final : public Env {
     struct statvfs st;
     if (::statvfs(path.c_str(), &st) != 0) return Errno("statvfs", path);
     return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+  }
+
+  Status AppendToFile(const std::string& path, const void* data, size_t n) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) return Errno("open for append", path);
+    Status s = WriteAll(fd, data, n, path);
+    if (::close(fd) != 0 && s.ok()) s = Errno("close", path);
+    return s;
+  }
+
+  Status EvictFromCache(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
+      return Errno("open", path);
+    }
+    // DONTNEED skips dirty pages: write them back first.
+    Status s = ::fdatasync(fd) == 0 || errno == EINVAL ? Status::Ok() : Errno("fdatasync", path);
+    int err = s.ok() ? ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) : 0;
+    if (err != 0) s = ErrnoError(err, "posix_fadvise(DONTNEED)", path);
+    ::close(fd);
+    return s;
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace cairn {
 namespace {
@@ -25,16 +26,19 @@ Status CheckProblem(const EnergyProblem& p) {
 Result<IoSetting> Setting(const IoProfile& profile, const DeviceIoProfile& device, IoOp op,
                           IoChoice choice, double bytes) {
   if (choice.frequency_index >= profile.frequencies_khz.size() ||
-      choice.parallelism_index >= device.parallelism.size()) {
-    return Error(Code::kInvalidArgument, "{} setting ({}, {}) is outside the profile of '{}'",
-                 IoOpName(op), choice.frequency_index, choice.parallelism_index, device.name);
+      choice.parallelism_index >= device.parallelism.size() ||
+      choice.block_index >= device.blocks.size()) {
+    return Error(Code::kInvalidArgument, "{} setting ({}, {}, {}) is outside the profile of '{}'",
+                 IoOpName(op), choice.frequency_index, choice.parallelism_index,
+                 choice.block_index, device.name);
   }
   IoPoint point = IoProfilePoint(profile, device, op, choice.frequency_index,
-                                 choice.parallelism_index);
+                                 choice.parallelism_index, choice.block_index);
   IoSetting s;
   s.choice = choice;
   s.frequency_khz = profile.frequencies_khz[choice.frequency_index];
   s.parallelism = device.parallelism[choice.parallelism_index];
+  s.block_size = device.blocks[choice.block_index].block_size;
   s.throughput_bps = point.throughput_bps;
   s.watts = point.watts;
   s.seconds = bytes / point.throughput_bps;
@@ -42,8 +46,9 @@ Result<IoSetting> Setting(const IoProfile& profile, const DeviceIoProfile& devic
 }
 
 // Every setting of op not dominated by another (one at most as slow and at
-// most as power-hungry). Ties keep the earliest in (frequency, parallelism)
-// order, which is the lower frequency and the fewer processes.
+// most as power-hungry). Ties keep the earliest in (frequency, parallelism,
+// block) order, which is the lower frequency, the fewer processes and the
+// smaller block.
 std::vector<IoSetting> ParetoFront(std::vector<IoSetting> all) {
   std::stable_sort(all.begin(), all.end(), [](const IoSetting& a, const IoSetting& b) {
     if (a.seconds != b.seconds) return a.seconds < b.seconds;
@@ -72,6 +77,19 @@ Result<EnergyPlan> Plan(const IoSetting& write, const IoSetting& read,
 
 }  // namespace
 
+IoChoice FastestBlock(const DeviceIoProfile& device, IoOp op, IoChoice at) {
+  at.block_index = 0;
+  for (size_t b = 1; b < device.blocks.size(); ++b) {
+    const auto& grid = device.blocks[b].op(op).throughput_bps;
+    const auto& best = device.blocks[at.block_index].op(op).throughput_bps;
+    if (grid[at.frequency_index][at.parallelism_index] >
+        best[at.frequency_index][at.parallelism_index]) {
+      at.block_index = b;
+    }
+  }
+  return at;
+}
+
 Result<EnergyPlan> EvaluateEnergyPlan(const IoProfile& profile, const DeviceIoProfile& device,
                                       const EnergyProblem& problem, IoChoice write,
                                       IoChoice read) {
@@ -89,15 +107,18 @@ Result<DeviceEnergyReport> OptimizeDeviceEnergy(const IoProfile& profile,
   CAIRN_RETURN_IF_ERROR(CheckProblem(problem));
   const size_t nf = profile.frequencies_khz.size();
   const size_t np = device.parallelism.size();
+  const size_t nb = device.blocks.size();
 
   std::vector<IoSetting> fronts[kIoOps];
   for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
     std::vector<IoSetting> all;
     for (size_t f = 0; f < nf; ++f) {
       for (size_t p = 0; p < np; ++p) {
-        CAIRN_ASSIGN_OR_RETURN(IoSetting s, Setting(profile, device, op, IoChoice{f, p},
-                                                    problem.checkpoint_bytes));
-        all.push_back(s);
+        for (size_t b = 0; b < nb; ++b) {
+          CAIRN_ASSIGN_OR_RETURN(IoSetting s, Setting(profile, device, op, IoChoice{f, p, b},
+                                                      problem.checkpoint_bytes));
+          all.push_back(s);
+        }
       }
     }
     fronts[static_cast<int>(op)] = ParetoFront(std::move(all));
@@ -106,13 +127,14 @@ Result<DeviceEnergyReport> OptimizeDeviceEnergy(const IoProfile& profile,
   DeviceEnergyReport report;
   report.device = device.name;
   bool found = false;
-  // Visit candidates in (frequency, parallelism) order so that the strict
-  // comparison below breaks ties towards lower frequencies and fewer processes.
+  // Visit candidates in (frequency, parallelism, block) order so that the
+  // strict comparison below breaks ties towards lower frequencies, fewer
+  // processes and smaller blocks.
   auto by_choice = [](const IoSetting& a, const IoSetting& b) {
-    if (a.choice.frequency_index != b.choice.frequency_index) {
-      return a.choice.frequency_index < b.choice.frequency_index;
-    }
-    return a.choice.parallelism_index < b.choice.parallelism_index;
+    const IoChoice& x = a.choice;
+    const IoChoice& y = b.choice;
+    return std::tie(x.frequency_index, x.parallelism_index, x.block_index) <
+           std::tie(y.frequency_index, y.parallelism_index, y.block_index);
   };
   for (auto& front : fronts) std::sort(front.begin(), front.end(), by_choice);
   for (const IoSetting& w : fronts[static_cast<int>(IoOp::kWrite)]) {
@@ -130,10 +152,10 @@ Result<DeviceEnergyReport> OptimizeDeviceEnergy(const IoProfile& profile,
     IoChoice choice;
   };
   const Fixed fixed[] = {
-      {"performance", IoChoice{nf - 1, 0}},
-      {"performance", IoChoice{nf - 1, np - 1}},
-      {"powersave", IoChoice{0, 0}},
-      {"powersave", IoChoice{0, np - 1}},
+      {"performance", IoChoice{nf - 1, 0, 0}},
+      {"performance", IoChoice{nf - 1, np - 1, 0}},
+      {"powersave", IoChoice{0, 0, 0}},
+      {"powersave", IoChoice{0, np - 1, 0}},
   };
   std::vector<IoChoice> seen;
   for (const Fixed& alt : fixed) {
@@ -141,8 +163,10 @@ Result<DeviceEnergyReport> OptimizeDeviceEnergy(const IoProfile& profile,
     seen.push_back(alt.choice);
     FixedPlan fp;
     fp.name = alt.name;
-    CAIRN_ASSIGN_OR_RETURN(fp.plan,
-                           EvaluateEnergyPlan(profile, device, problem, alt.choice, alt.choice));
+    CAIRN_ASSIGN_OR_RETURN(
+        fp.plan, EvaluateEnergyPlan(profile, device, problem,
+                                    FastestBlock(device, IoOp::kWrite, alt.choice),
+                                    FastestBlock(device, IoOp::kRead, alt.choice)));
     fp.improvement = (fp.plan.epe_w() - report.best.epe_w()) / fp.plan.epe_w();
     report.alternatives.push_back(std::move(fp));
   }

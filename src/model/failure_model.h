@@ -13,6 +13,7 @@
 #ifndef CAIRN_MODEL_FAILURE_MODEL_H_
 #define CAIRN_MODEL_FAILURE_MODEL_H_
 
+#include "base/config.h"
 #include "base/status.h"
 
 namespace cairn {
@@ -74,10 +75,8 @@ Result<double> YoungInterval(double checkpoint_s, double mtbf_s);
 // with δ = T_C and M = MTBF. REQUIRES as YoungInterval.
 Result<double> DalyInterval(double checkpoint_s, double mtbf_s);
 
-enum class IntervalObjective {
-  kTime,    // minimize TimePerEffectiveTime (powers are ignored)
-  kEnergy,  // minimize EnergyPerEffectiveTime (EPE)
-};
+// IntervalObjective (base/config.h): kTime minimizes TimePerEffectiveTime
+// (powers are ignored), kEnergy minimizes EnergyPerEffectiveTime (EPE).
 const char* IntervalObjectiveName(IntervalObjective objective);
 
 struct IntervalProblem {

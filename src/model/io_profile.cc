@@ -9,10 +9,17 @@ namespace cairn {
 namespace {
 
 constexpr std::string_view kFormatName = "cairn-io-profile";
-constexpr int kFormatVersion = 1;
+// Version 2 added block sizes (DeviceIoProfile::blocks); version 1 devices
+// hold their grids directly and read as one block of unrecorded size.
+// Version 2 devices may say what their parallelism counts
+// ("parallelism_kind"); without it, processes, which is what version 1 meant.
+constexpr int kFormatVersion = 2;
+constexpr int kOldestFormatVersion = 1;
 constexpr size_t kMaxDeviceName = 64;
 // Far above any node, low enough that a typo (48000 for 48) is caught.
 constexpr int kMaxCount = 1 << 16;
+// Far above what one read(2) or write(2) moves (Linux: 2 GiB - 4 KiB).
+constexpr uint64_t kMaxBlockSize = uint64_t{1} << 31;
 
 Status Invalid(const std::string& path, const std::string& what) {
   return Status(Code::kInvalidArgument, fmt::format("I/O profile: {}: {}", path, what));
@@ -158,9 +165,23 @@ Result<IoOpProfile> ReadOp(const JsonValue& v, const std::string& path) {
   return op;
 }
 
-Result<DeviceIoProfile> ReadDevice(const JsonValue& v, const std::string& path) {
-  CAIRN_RETURN_IF_ERROR(
-      CheckMembers(v, path, {"name", "parallelism", "active_w", "read", "write"}));
+// The read and write grids of one block (v2), or of a whole device (v1).
+Status ReadOps(const JsonValue& v, const std::string& path, IoBlockProfile* block) {
+  for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
+    CAIRN_ASSIGN_OR_RETURN(const JsonValue* o, Required(v, path, IoOpName(op)));
+    CAIRN_ASSIGN_OR_RETURN(block->op(op), ReadOp(*o, Join(path, IoOpName(op))));
+  }
+  return Status::Ok();
+}
+
+Result<DeviceIoProfile> ReadDevice(const JsonValue& v, const std::string& path, int64_t version) {
+  if (version == 1) {
+    CAIRN_RETURN_IF_ERROR(
+        CheckMembers(v, path, {"name", "parallelism", "active_w", "read", "write"}));
+  } else {
+    CAIRN_RETURN_IF_ERROR(CheckMembers(
+        v, path, {"name", "parallelism", "parallelism_kind", "active_w", "blocks"}));
+  }
   DeviceIoProfile d;
   CAIRN_ASSIGN_OR_RETURN(const JsonValue* name, Required(v, path, "name"));
   CAIRN_ASSIGN_OR_RETURN(d.name, ReadString(*name, Join(path, "name")));
@@ -172,6 +193,19 @@ Result<DeviceIoProfile> ReadDevice(const JsonValue& v, const std::string& path) 
     CAIRN_ASSIGN_OR_RETURN(int64_t p, ReadInteger(par->AsArray()[i], item, 1, kMaxCount));
     d.parallelism.push_back(static_cast<int>(p));
   }
+  if (const JsonValue* kind = v.Find("parallelism_kind")) {
+    const std::string kind_path = Join(path, "parallelism_kind");
+    CAIRN_ASSIGN_OR_RETURN(std::string kind_name, ReadString(*kind, kind_path));
+    if (kind_name == ParallelismKindName(ParallelismKind::kProcesses)) {
+      d.parallelism_kind = ParallelismKind::kProcesses;
+    } else if (kind_name == ParallelismKindName(ParallelismKind::kThreads)) {
+      d.parallelism_kind = ParallelismKind::kThreads;
+    } else {
+      return Status(Code::kCorrupt, fmt::format("I/O profile: {} is \"{}\", expected "
+                                                "\"processes\" or \"threads\"",
+                                                kind_path, kind_name));
+    }
+  }
   if (const JsonValue* active = v.Find("active_w")) {
     std::string active_path = Join(path, "active_w");
     CAIRN_RETURN_IF_ERROR(CheckMembers(*active, active_path, {"read", "write"}));
@@ -182,9 +216,25 @@ Result<DeviceIoProfile> ReadDevice(const JsonValue& v, const std::string& path) 
       }
     }
   }
-  for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
-    CAIRN_ASSIGN_OR_RETURN(const JsonValue* o, Required(v, path, IoOpName(op)));
-    CAIRN_ASSIGN_OR_RETURN(d.op(op), ReadOp(*o, Join(path, IoOpName(op))));
+  if (version == 1) {
+    d.blocks.emplace_back();
+    CAIRN_RETURN_IF_ERROR(ReadOps(v, path, &d.blocks.back()));
+    return d;
+  }
+  CAIRN_ASSIGN_OR_RETURN(const JsonValue* blocks, Required(v, path, "blocks"));
+  const std::string blocks_path = Join(path, "blocks");
+  if (!blocks->is_array()) return TypeError(blocks_path, "an array of objects", *blocks);
+  for (size_t i = 0; i < blocks->AsArray().size(); ++i) {
+    const JsonValue& b = blocks->AsArray()[i];
+    const std::string block_path = fmt::format("{}[{}]", blocks_path, i);
+    CAIRN_RETURN_IF_ERROR(CheckMembers(b, block_path, {"block_size", "read", "write"}));
+    IoBlockProfile block;
+    CAIRN_ASSIGN_OR_RETURN(const JsonValue* size, Required(b, block_path, "block_size"));
+    CAIRN_ASSIGN_OR_RETURN(int64_t bytes, ReadInteger(*size, Join(block_path, "block_size"), 0,
+                                                      static_cast<int64_t>(kMaxBlockSize)));
+    block.block_size = static_cast<uint64_t>(bytes);
+    CAIRN_RETURN_IF_ERROR(ReadOps(b, block_path, &block));
+    d.blocks.push_back(std::move(block));
   }
   return d;
 }
@@ -201,10 +251,11 @@ Result<IoProfile> ReadProfile(const JsonValue& root) {
   }
   CAIRN_ASSIGN_OR_RETURN(const JsonValue* version, Required(root, "(top)", "version"));
   CAIRN_ASSIGN_OR_RETURN(int64_t v, ReadInteger(*version, "version", 0, kMaxCount));
-  if (v != kFormatVersion) {
+  if (v < kOldestFormatVersion || v > kFormatVersion) {
     return Status(Code::kUnsupported,
-                  fmt::format("I/O profile: version {} is not supported (this build reads {})", v,
-                              kFormatVersion));
+                  fmt::format("I/O profile: version {} is not supported (this build reads {} "
+                              "to {})",
+                              v, kOldestFormatVersion, kFormatVersion));
   }
   if (const JsonValue* d = root.Find("description")) {
     CAIRN_ASSIGN_OR_RETURN(profile.description, ReadString(*d, "description"));
@@ -248,7 +299,7 @@ Result<IoProfile> ReadProfile(const JsonValue& root) {
   if (!devices->is_array()) return TypeError("devices", "an array of objects", *devices);
   for (size_t i = 0; i < devices->AsArray().size(); ++i) {
     CAIRN_ASSIGN_OR_RETURN(DeviceIoProfile d,
-                           ReadDevice(devices->AsArray()[i], fmt::format("devices[{}]", i)));
+                           ReadDevice(devices->AsArray()[i], fmt::format("devices[{}]", i), v));
     profile.devices.push_back(std::move(d));
   }
   return profile;
@@ -274,6 +325,10 @@ const char* IoOpName(IoOp op) { return op == IoOp::kRead ? "read" : "write"; }
 
 const char* PowerSourceName(PowerSource source) {
   return source == PowerSource::kRapl ? "rapl" : "table";
+}
+
+const char* ParallelismKindName(ParallelismKind kind) {
+  return kind == ParallelismKind::kThreads ? "threads" : "processes";
 }
 
 const DeviceIoProfile* IoProfile::FindDevice(std::string_view name) const {
@@ -330,23 +385,38 @@ Status ValidateIoProfile(const IoProfile& profile) {
       }
     }
     for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
-      std::string op_path = Join(path, IoOpName(op));
       double active = d.active_w[static_cast<int>(op)];
       if (!std::isfinite(active) || active < 0) {
         return Invalid(fmt::format("{}.active_w.{}", path, IoOpName(op)),
                        fmt::format("must be finite and >= 0, got {}", active));
       }
-      const IoOpProfile& o = d.op(op);
-      const size_t np = d.parallelism.size();
-      CAIRN_RETURN_IF_ERROR(CheckGrid(Join(op_path, "throughput_bps"), o.throughput_bps, nf, np,
-                                      0, true, HUGE_VAL));
-      if (table || !o.busy_cores.empty()) {
-        CAIRN_RETURN_IF_ERROR(CheckGrid(Join(op_path, "busy_cores"), o.busy_cores, nf, np, 0,
-                                        false, profile.cores));
+    }
+    if (d.blocks.empty()) return Invalid(path + ".blocks", "needs at least one block size");
+    for (size_t b = 0; b < d.blocks.size(); ++b) {
+      const IoBlockProfile& block = d.blocks[b];
+      const std::string block_path = fmt::format("{}.blocks[{}]", path, b);
+      if (block.block_size > kMaxBlockSize ||
+          (block.block_size == 0 && d.blocks.size() > 1) ||
+          (b > 0 && block.block_size <= d.blocks[b - 1].block_size)) {
+        return Invalid(block_path + ".block_size",
+                       fmt::format("block sizes must be strictly ascending in [1, {}] (0, not "
+                                   "recorded, only as the one block), got {}",
+                                   kMaxBlockSize, block.block_size));
       }
-      if (!table || !o.watts.empty()) {
-        CAIRN_RETURN_IF_ERROR(
-            CheckGrid(Join(op_path, "watts"), o.watts, nf, np, 0, true, HUGE_VAL));
+      for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
+        const std::string op_path = Join(block_path, IoOpName(op));
+        const IoOpProfile& o = block.op(op);
+        const size_t np = d.parallelism.size();
+        CAIRN_RETURN_IF_ERROR(CheckGrid(Join(op_path, "throughput_bps"), o.throughput_bps, nf, np,
+                                        0, true, HUGE_VAL));
+        if (table || !o.busy_cores.empty()) {
+          CAIRN_RETURN_IF_ERROR(CheckGrid(Join(op_path, "busy_cores"), o.busy_cores, nf, np, 0,
+                                          false, profile.cores));
+        }
+        if (!table || !o.watts.empty()) {
+          CAIRN_RETURN_IF_ERROR(
+              CheckGrid(Join(op_path, "watts"), o.watts, nf, np, 0, true, HUGE_VAL));
+        }
       }
     }
   }
@@ -354,8 +424,8 @@ Status ValidateIoProfile(const IoProfile& profile) {
 }
 
 IoPoint IoProfilePoint(const IoProfile& profile, const DeviceIoProfile& device, IoOp op,
-                       size_t frequency_index, size_t parallelism_index) {
-  const IoOpProfile& o = device.op(op);
+                       size_t frequency_index, size_t parallelism_index, size_t block_index) {
+  const IoOpProfile& o = device.blocks[block_index].op(op);
   IoPoint point;
   point.throughput_bps = o.throughput_bps[frequency_index][parallelism_index];
   double node_w = 0;
@@ -403,19 +473,27 @@ std::string SerializeIoProfile(const IoProfile& profile) {
     JsonValue::Array par;
     for (int p : d.parallelism) par.emplace_back(p);
     dev.Set("parallelism", std::move(par));
+    dev.Set("parallelism_kind", ParallelismKindName(d.parallelism_kind));
     JsonValue active = JsonValue::Object{};
     for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
       active.Set(IoOpName(op), d.active_w[static_cast<int>(op)]);
     }
     dev.Set("active_w", std::move(active));
-    for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
-      const IoOpProfile& o = d.op(op);
-      JsonValue grids = JsonValue::Object{};
-      grids.Set("throughput_bps", Grid(o.throughput_bps));
-      if (!o.busy_cores.empty()) grids.Set("busy_cores", Grid(o.busy_cores));
-      if (!o.watts.empty()) grids.Set("watts", Grid(o.watts));
-      dev.Set(IoOpName(op), std::move(grids));
+    JsonValue::Array blocks;
+    for (const IoBlockProfile& b : d.blocks) {
+      JsonValue block = JsonValue::Object{};
+      block.Set("block_size", b.block_size);
+      for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
+        const IoOpProfile& o = b.op(op);
+        JsonValue grids = JsonValue::Object{};
+        grids.Set("throughput_bps", Grid(o.throughput_bps));
+        if (!o.busy_cores.empty()) grids.Set("busy_cores", Grid(o.busy_cores));
+        if (!o.watts.empty()) grids.Set("watts", Grid(o.watts));
+        block.Set(IoOpName(op), std::move(grids));
+      }
+      blocks.push_back(std::move(block));
     }
+    dev.Set("blocks", std::move(blocks));
     devices.push_back(std::move(dev));
   }
   root.Set("devices", std::move(devices));

@@ -1,10 +1,12 @@
 // I/O profile: how fast a node reads and writes checkpoints on each of its
 // devices, and how much power it draws meanwhile, as a function of the number
-// of processes doing the I/O (parallelism) and the CPU frequency (DVFS).
+// of processes doing the I/O (parallelism), the CPU frequency (DVFS) and the
+// size of each read or write call (block size).
 // The energy optimizer (energy_optimizer.h) chooses among the measured points;
 // `cairn profile` measures them and stated_profile.h builds them from vendor
 // figures. docs/model.md documents the JSON form ("format":
-// "cairn-io-profile", "version": 1).
+// "cairn-io-profile", "version": 2; version 1, which has no block sizes, is
+// still read).
 // Thread-safety: values and pure functions.
 #ifndef CAIRN_MODEL_IO_PROFILE_H_
 #define CAIRN_MODEL_IO_PROFILE_H_
@@ -35,6 +37,14 @@ enum class PowerSource {
 };
 const char* PowerSourceName(PowerSource source);  // "rapl", "table"
 
+// What a device's parallelism levels count. Cairn's I/O parallelism
+// ([io] parallelism) is processes: ranks of a node doing I/O at once, each on
+// its own files. Threads of one process, each on its own file, are what
+// `cairn profile` measures when it runs alone; they share one process's
+// file table and address space, so they may scale differently.
+enum class ParallelismKind { kProcesses, kThreads };
+const char* ParallelismKindName(ParallelismKind kind);  // "processes", "threads"
+
 // One operation on one device. Grids are indexed
 // [frequency index][parallelism index], matching IoProfile::frequencies_khz
 // and DeviceIoProfile::parallelism.
@@ -44,17 +54,29 @@ struct IoOpProfile {
   std::vector<std::vector<double>> watts;           // kRapl: node watts, > 0
 };
 
-struct DeviceIoProfile {
-  std::string name;              // the tier it serves: "ssd", "iodrive", "pmem", ...
-  std::vector<int> parallelism;  // measured process counts, ascending, >= 1
-  // Watts the device itself draws above its idle draw while reading / while
-  // writing, indexed by IoOp. The node figures (table or RAPL) do not see the
-  // device, and its idle draw is already in the node's idle and W_A.
-  double active_w[kIoOps] = {0, 0};
+// The grids of one device measured with one block size.
+struct IoBlockProfile {
+  // Bytes per read or write call; 0: not recorded (a version-1 profile, or
+  // one built from stated figures), allowed only as a device's one block.
+  uint64_t block_size = 0;
   IoOpProfile ops[kIoOps];  // indexed by IoOp
 
   const IoOpProfile& op(IoOp o) const { return ops[static_cast<int>(o)]; }
   IoOpProfile& op(IoOp o) { return ops[static_cast<int>(o)]; }
+};
+
+struct DeviceIoProfile {
+  std::string name;              // the tier it serves: "ssd", "iodrive", "pmem", ...
+  std::vector<int> parallelism;  // measured levels, ascending, >= 1
+  // What the levels count. JSON "parallelism_kind"; absent: processes, what
+  // the levels always meant (stated figures, version-1 profiles).
+  ParallelismKind parallelism_kind = ParallelismKind::kProcesses;
+  // Watts the device itself draws above its idle draw while reading / while
+  // writing, indexed by IoOp. The node figures (table or RAPL) do not see the
+  // device, and its idle draw is already in the node's idle and W_A.
+  double active_w[kIoOps] = {0, 0};
+  std::vector<IoBlockProfile> blocks;  // ascending block_size, at least one
+
   int max_parallelism() const { return parallelism.empty() ? 0 : parallelism.back(); }
 };
 
@@ -82,17 +104,18 @@ struct IoPoint {
 };
 
 // Checks everything the optimizer relies on: shapes of every grid, positive
-// finite throughputs and watts, ascending unique frequencies and parallelism,
-// unique device names of [A-Za-z0-9._-], the grids the power source needs.
-// kInvalidArgument naming the first offending field ("devices[1].write.watts").
+// finite throughputs and watts, ascending unique frequencies, parallelism and
+// block sizes, unique device names of [A-Za-z0-9._-], the grids the power
+// source needs. kInvalidArgument naming the first offending field
+// ("devices[1].blocks[0].write.watts").
 Status ValidateIoProfile(const IoProfile& profile);
 
 // REQUIRES: ValidateIoProfile(profile) is ok, `device` belongs to it, and the
-// indices are in range.
-//   kRapl:  watts[f][p] + active_w[op]
-//   kTable: idle_w[f] + busy_cores[f][p] · core_busy_w[f] + active_w[op]
+// indices are in range. With b = device.blocks[block_index]:
+//   kRapl:  b.watts[f][p] + active_w[op]
+//   kTable: idle_w[f] + b.busy_cores[f][p] · core_busy_w[f] + active_w[op]
 IoPoint IoProfilePoint(const IoProfile& profile, const DeviceIoProfile& device, IoOp op,
-                       size_t frequency_index, size_t parallelism_index);
+                       size_t frequency_index, size_t parallelism_index, size_t block_index);
 
 // JSON form; Parse validates (kCorrupt for malformed JSON or a wrong type,
 // kInvalidArgument from ValidateIoProfile). Unknown members are errors, so a

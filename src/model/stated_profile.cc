@@ -161,6 +161,7 @@ Result<IoProfile> BuildStatedProfile(const StatedNode& node,
     d.name = sd.name;
     for (int p = 1; p <= node.max_parallelism; ++p) d.parallelism.push_back(p);
     profile.description += fmt::format("; {}: {}", sd.name, sd.source);
+    d.blocks.emplace_back();  // datasheets state no block size: 0, not recorded
     for (IoOp op : {IoOp::kRead, IoOp::kWrite}) {
       const int o = static_cast<int>(op);
       d.active_w[o] = sd.active_w[o];
@@ -170,7 +171,7 @@ Result<IoProfile> BuildStatedProfile(const StatedNode& node,
       // CPU seconds per byte at f_max: a lone stream moves α₀·B bytes/s and
       // spends s of that time on the CPU.
       const double cpu_s_per_byte = sd.cpu_fraction / (sd.single_stream_fraction * bandwidth);
-      IoOpProfile& grids = d.op(op);
+      IoOpProfile& grids = d.blocks[0].op(op);
       for (size_t fi = 0; fi < nf; ++fi) {
         std::vector<double> thr_row, busy_row;
         for (int p = 1; p <= node.max_parallelism; ++p) {

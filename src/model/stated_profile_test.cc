@@ -37,11 +37,11 @@ TEST(StatedProfileTest, BestPointIsTheStatedFigure) {
   const double stated[2][2] = {{270e6, 220e6}, {735e6, 510e6}};  // [device][op]
   for (int dev = 0; dev < 2; ++dev) {
     for (int op : {kRead, kWrite}) {
-      const auto& top = p.devices[dev].ops[op].throughput_bps.back();  // f_max row
+      const auto& top = p.devices[dev].blocks[0].ops[op].throughput_bps.back();  // f_max row
       double best = *std::max_element(top.begin(), top.end());
       EXPECT_NEAR(best / stated[dev][op], 1.0, 1e-12) << p.devices[dev].name << " op " << op;
       // And no frequency beats the highest one.
-      for (const auto& row : p.devices[dev].ops[op].throughput_bps) {
+      for (const auto& row : p.devices[dev].blocks[0].ops[op].throughput_bps) {
         EXPECT_LE(*std::max_element(row.begin(), row.end()), best * (1 + 1e-12));
       }
     }
@@ -58,7 +58,7 @@ TEST(StatedProfileTest, PointsMatchHandComputation) {
   // SSD write, 2.1 GHz, 1 process: α = 1, B = 220 MB/s, throughput 220 MB/s;
   // busy = 220e6 · 0.05 / 220e6 = 0.05 cores; W = 250 + 0.05 · 4.60625 + 2.5
   // = 252.7303 W.
-  IoPoint w = IoProfilePoint(p, ssd, IoOp::kWrite, 4, 0);
+  IoPoint w = IoProfilePoint(p, ssd, IoOp::kWrite, 4, 0, 0);
   EXPECT_NEAR(w.throughput_bps, 220e6, 1e-3);
   EXPECT_NEAR(w.watts, 252.7303, 1e-4);
   // SSD read, 0.8 GHz, 1 process: slowdown 2.1/0.8 = 2.625;
@@ -66,11 +66,11 @@ TEST(StatedProfileTest, PointsMatchHandComputation) {
   // throughput = 270e6 · 0.924855 = 249.711 MB/s;
   // busy = 249.711e6 · (0.05 / 270e6) · 2.625 = 0.121387 cores;
   // W = 250 + 0.121387 · 0.987054 + 2.5 = 252.61981 W.
-  IoPoint r = IoProfilePoint(p, ssd, IoOp::kRead, 0, 0);
+  IoPoint r = IoProfilePoint(p, ssd, IoOp::kRead, 0, 0, 0);
   EXPECT_NEAR(r.throughput_bps / 1e6, 249.711, 1e-3);
   EXPECT_NEAR(r.watts, 252.61981, 1e-5);
   // SSD read, 2.1 GHz, 2 processes: (1 − 0²) / (1 + 0.02) = 0.980392 of 270.
-  EXPECT_NEAR(IoProfilePoint(p, ssd, IoOp::kRead, 4, 1).throughput_bps / 1e6, 264.706, 1e-3);
+  EXPECT_NEAR(IoProfilePoint(p, ssd, IoOp::kRead, 4, 1, 0).throughput_bps / 1e6, 264.706, 1e-3);
 }
 
 TEST(StatedProfileTest, ReproducesTheSlidesTrends) {
@@ -79,16 +79,16 @@ TEST(StatedProfileTest, ReproducesTheSlidesTrends) {
   const DeviceIoProfile& iodrive = p.devices[1];
   for (int op : {kRead, kWrite}) {
     // SSD: one process is best; more only add contention.
-    const auto& ssd_top = ssd.ops[op].throughput_bps.back();
+    const auto& ssd_top = ssd.blocks[0].ops[op].throughput_bps.back();
     EXPECT_EQ(ArgMax(ssd_top), 0u);
     for (size_t i = 1; i < ssd_top.size(); ++i) EXPECT_LT(ssd_top[i], ssd_top[i - 1]) << i;
     // ioDrive: throughput rises up to 8 processes and falls beyond.
-    const auto& io_top = iodrive.ops[op].throughput_bps.back();
+    const auto& io_top = iodrive.blocks[0].ops[op].throughput_bps.back();
     EXPECT_EQ(iodrive.parallelism[ArgMax(io_top)], 8) << "op " << op;
     // ioDrive: a lower frequency degrades throughput.
     for (size_t f = 1; f < p.frequencies_khz.size(); ++f) {
-      const auto& slow = iodrive.ops[op].throughput_bps[f - 1];
-      const auto& fast = iodrive.ops[op].throughput_bps[f];
+      const auto& slow = iodrive.blocks[0].ops[op].throughput_bps[f - 1];
+      const auto& fast = iodrive.blocks[0].ops[op].throughput_bps[f];
       for (size_t i = 0; i < 8; ++i) EXPECT_LT(slow[i], fast[i]) << "f " << f << " i " << i;
       for (size_t i = 0; i < slow.size(); ++i) EXPECT_LE(slow[i], fast[i] * (1 + 1e-12));
     }
@@ -98,10 +98,10 @@ TEST(StatedProfileTest, ReproducesTheSlidesTrends) {
   for (int op : {kRead, kWrite}) {
     for (size_t f = 0; f < 5; ++f) {
       for (size_t i = 0; i < 48; ++i) {
-        EXPECT_GT(IoProfilePoint(p, ssd, static_cast<IoOp>(op), f, i).watts, 471.1 / 2);
+        EXPECT_GT(IoProfilePoint(p, ssd, static_cast<IoOp>(op), f, i, 0).watts, 471.1 / 2);
       }
     }
-    double full = IoProfilePoint(p, iodrive, static_cast<IoOp>(op), 4, 47).watts;
+    double full = IoProfilePoint(p, iodrive, static_cast<IoOp>(op), 4, 47, 0).watts;
     EXPECT_GT(full, 0.9 * 471.1);
     EXPECT_LT(full, 471.1);
   }

@@ -57,16 +57,6 @@ double Double(int64_t v) { return std::bit_cast<double>(v); }
 
 }  // namespace
 
-const char* PlacementPolicyName(PlacementPolicy policy) {
-  switch (policy) {
-    case PlacementPolicy::kClc: return "clc";
-    case PlacementPolicy::kMemory: return "memory";
-    case PlacementPolicy::kSsd: return "ssd";
-    case PlacementPolicy::kRatio: return "ratio";
-  }
-  return "?";
-}
-
 Result<PlacementPolicy> ParsePlacementPolicy(const std::string& name) {
   for (auto p : {PlacementPolicy::kClc, PlacementPolicy::kMemory, PlacementPolicy::kSsd,
                  PlacementPolicy::kRatio}) {
@@ -97,21 +87,6 @@ const char* ClcRuleName(ClcRule rule) {
     case ClcRule::kWithinLimits: return "within-limits";
   }
   return "?";
-}
-
-Status ClcSettings::Validate() const {
-  if (!(slowdown_bound > 0 && slowdown_bound < 1)) {
-    return Error(Code::kInvalidArgument, "placement.slowdown_bound = {} is not in (0, 1)",
-                 slowdown_bound);
-  }
-  if (force_ssd_every < 0) {
-    return Error(Code::kInvalidArgument, "placement.force_ssd_every = {} is negative (0: off)",
-                 force_ssd_every);
-  }
-  if (ratio < 1) {
-    return Error(Code::kInvalidArgument, "placement.ratio = {} is less than 1", ratio);
-  }
-  return Status::Ok();
 }
 
 SsdWear MakeSsdWear(const SsdEndurance& endurance, const WearReading& reading) {
@@ -330,7 +305,7 @@ Result<RankDecision> DecodeDecision(const ClcWire& w) {
   d.bandwidth = Double(w[11]);
   if (!(d.slowdown >= 0 && d.slowdown <= 1) || !(d.slowdown_bound >= 0 && d.slowdown_bound <= 1) ||
       !(d.expected_lifetime_seconds >= 0) || !(d.estimated_lifetime_seconds >= 0) ||
-      !(d.bandwidth >= 0) || std::isinf(d.expected_lifetime_seconds) || std::isinf(d.bandwidth)) {
+      !(d.bandwidth >= 0) || std::isinf(d.expected_lifetime_seconds)) {
     return bad("an estimate is negative, NaN or out of range");
   }
   d.reason = DescribeDecision(d);

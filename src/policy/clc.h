@@ -33,49 +33,19 @@
 #include <string>
 #include <vector>
 
+#include "base/config.h"
 #include "base/status.h"
 #include "storage/wear_ledger.h"
 
 namespace cairn {
 
-// A Julian year: the unit of warranties and of every lifetime Cairn prints.
-inline constexpr double kSecondsPerYear = 365.25 * 24 * 3600;
-
-enum class PlacementPolicy : int { kClc = 0, kMemory = 1, kSsd = 2, kRatio = 3 };
-// "clc", "memory", "ssd", "ratio".
-const char* PlacementPolicyName(PlacementPolicy policy);
-// The inverse of PlacementPolicyName; kInvalidArgument names the valid values.
+// PlacementPolicy, ClcSettings and SsdEndurance are configuration
+// (base/config.h).
+// kInvalidArgument names the valid values.
 Result<PlacementPolicy> ParsePlacementPolicy(const std::string& name);
 
 enum class Placement : int { kMemory = 0, kSsd = 1, kSkip = 2 };
 const char* PlacementName(Placement placement);  // "memory", "ssd", "skip"
-
-// The controller's settings ([placement] in the config).
-struct ClcSettings {
-  PlacementPolicy policy = PlacementPolicy::kClc;
-  // Switches of the clc policy: each one enables one test of Algorithm 1.
-  bool lifetime = true;   // lines 4-5, 9-10: Eq. (1) vs Eq. (2)
-  bool slowdown = true;   // lines 6-7: Eq. (3) against slowdown_bound
-  bool size = true;       // lines 12-15: skip what would go to memory but does not fit
-  double slowdown_bound = 0.10;  // (0, 1)
-  // Checkpoint numbers that are multiples of this go to the SSD whatever
-  // the policy (so that a durable copy exists at a known distance); 0: off.
-  int64_t force_ssd_every = 0;
-  // Policy ratio: checkpoint numbers that are multiples of this go to the
-  // SSD, the others to memory. 10 is the paper's "9:1".
-  int64_t ratio = 10;
-
-  // kInvalidArgument naming the field: bound outside (0, 1), negative
-  // force_ssd_every, ratio < 1.
-  Status Validate() const;
-};
-
-// The endurance of the node's SSD ([tiers.ssd] in the config).
-struct SsdEndurance {
-  double rating_bytes = 14.6e15;             // PBW_rating (endurance_tbw x 1e12)
-  double warranty_seconds = 5 * kSecondsPerYear;
-  double already_written_bytes = 0;          // written before Cairn kept a ledger
-};
 
 // ClcInput::memory_capacity of a memory tier without a capacity.
 inline constexpr uint64_t kNoMemoryLimit = UINT64_MAX;

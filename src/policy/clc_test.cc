@@ -415,6 +415,14 @@ TEST(ClcWireTest, RejectsWhatIsNotADecision) {
       EXPECT_FALSE(d.ok()) << "bit " << bit;
     }
   }
+  // B_SSD is infinite when the wear is unknown (no ledger): the SSD counts
+  // as wearing. That must travel.
+  ClcDecision unknown = Sample(Placement::kMemory);
+  unknown.bandwidth = kInf;
+  unknown.estimated_lifetime_seconds = 0;
+  auto travelled = DecodeDecision(EncodeDecision({0, unknown}));
+  ASSERT_TRUE(travelled.ok()) << travelled.status().ToString();
+  EXPECT_TRUE(std::isinf(travelled->decision.bandwidth));
   ClcWire neg_node = good;
   neg_node[1] = -1;
   EXPECT_FALSE(DecodeDecision(neg_node).ok());

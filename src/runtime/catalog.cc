@@ -40,8 +40,8 @@ Result<std::vector<NodeTier>> OpenAllNodeTiers(Env* env, const Config& config, T
   return out;
 }
 
-Result<Manifest> CheckCopy(const Tier& tier, const std::string& name, int64_t version, int rank,
-                           int nranks) {
+Result<Manifest> ReadManifest(const Tier& tier, const std::string& name, int64_t version,
+                              int rank) {
   std::string mpath = tier.FilePath(name, version, ManifestFileName(rank));
   CAIRN_ASSIGN_OR_RETURN(std::string bytes, tier.GetFile(name, version, ManifestFileName(rank)));
   CAIRN_ASSIGN_OR_RETURN(Manifest m, DecodeManifest(bytes, mpath));
@@ -49,6 +49,17 @@ Result<Manifest> CheckCopy(const Tier& tier, const std::string& name, int64_t ve
     return Error(Code::kCorrupt, "manifest '{}' describes '{}' version {} rank {}", mpath, m.name,
                  m.version, m.rank);
   }
+  return m;
+}
+
+bool HasManifest(const Tier& tier, const std::string& name, int64_t version, int rank) {
+  return tier.env()->FileExists(tier.FilePath(name, version, ManifestFileName(rank)));
+}
+
+Result<Manifest> CheckCopy(const Tier& tier, const std::string& name, int64_t version, int rank,
+                           int nranks) {
+  CAIRN_ASSIGN_OR_RETURN(Manifest m, ReadManifest(tier, name, version, rank));
+  std::string mpath = tier.FilePath(name, version, ManifestFileName(rank));
   if (nranks >= 0 && m.nranks != nranks) {
     return Error(Code::kMismatch, "'{}' was written by a job of {} ranks, this one has {}", mpath,
                  m.nranks, nranks);

@@ -34,6 +34,15 @@ Result<std::vector<NodeTier>> OpenAllNodeTiers(Env* env, const Config& config, T
 Result<Manifest> CheckCopy(const Tier& tier, const std::string& name, int64_t version, int rank,
                            int nranks);
 
+// `rank`'s manifest of (name, version) on tier, decoded and describing that
+// copy, whether or not the files it lists are there (CheckCopy checks them).
+Result<Manifest> ReadManifest(const Tier& tier, const std::string& name, int64_t version,
+                              int rank);
+
+// Whether `rank` has a manifest file for (name, version) on tier, readable
+// or not: a copy was committed there once.
+bool HasManifest(const Tier& tier, const std::string& name, int64_t version, int rank);
+
 // Ranks that have a manifest for (name, version) on tier.
 Result<std::vector<int>> RanksWithManifest(const Tier& tier, const std::string& name,
                                            int64_t version);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "codec/crc32c.h"
 #include "format/bytes.h"
@@ -197,86 +198,267 @@ Result<Manifest> CheckCopyForRepair(const Tier& tier, const std::string& name, i
   return m;
 }
 
-Result<RepairedPart> RepairPart(const Tier& tier, const std::string& name, int64_t version,
-                                const FileEntry& part, const FileEntry& parity) {
-  CAIRN_ASSIGN_OR_RETURN(auto ecc_file, tier.Open(name, version, parity.name));
-  const std::string& ecc_path = ecc_file->path();
-  if (ecc_file->size() != parity.size) {
-    return Error(Code::kCorrupt, "ECC sidecar '{}' is {} bytes, its manifest says {}", ecc_path,
-                 ecc_file->size(), parity.size);
-  }
-  // The sidecar is not checked against its block CRCs here: its per-shard
-  // CRCs protect the parity, and the final check against the part's block
-  // CRCs catches anything a damaged sidecar could mislead the repair into.
-  std::string sidecar(parity.size, '\0');
-  CAIRN_RETURN_IF_ERROR(ecc_file->ReadAt(0, sidecar.data(), sidecar.size()));
-  CAIRN_ASSIGN_OR_RETURN(EccGeometry g, DecodeHeader(sidecar, ecc_path));
-  if (g.part_size != part.size || g.FileSize() != parity.size) {
-    return Error(Code::kCorrupt, "ECC sidecar '{}' does not describe its part file", ecc_path);
-  }
-  RsCode code(g.code);
-  const int n = g.k + g.m;
+namespace {
 
-  CAIRN_ASSIGN_OR_RETURN(auto part_file, tier.Open(name, version, part.name));
-  const std::string& path = part_file->path();
-  // Bytes missing from a truncated part are zeros here and their shards
-  // erasures; bytes beyond the manifest's size are ignored.
-  uint64_t present = std::min(part_file->size(), part.size);
-  RepairedPart out;
-  out.bytes.assign(g.stripes * g.k * kS, 0);
-  CAIRN_RETURN_IF_ERROR(part_file->ReadAt(0, out.bytes.data(), present));
+// Checks the part's bytes against the block CRCs of its manifest entry as
+// they stream past in file order, in pieces that may cut blocks anywhere: a
+// block is compared once its last byte has arrived, a running CRC32C
+// carrying it across pieces. Bytes outside every extent (alignment padding)
+// carry no data and are not checked, as in StreamVerified.
+class StreamingBlockCheck {
+ public:
+  StreamingBlockCheck(const FileEntry& part, std::string origin) : origin_(std::move(origin)) {
+    for (const auto& e : part.extents) extents_.push_back(&e);
+    std::sort(extents_.begin(), extents_.end(),
+              [](const Extent* a, const Extent* b) { return a->offset < b->offset; });
+  }
 
-  std::vector<uint8_t*> shards(n);
-  std::vector<int> erased;
-  for (uint64_t s = 0; s < g.stripes; ++s) {
-    uint8_t* record = reinterpret_cast<uint8_t*>(sidecar.data()) + kEccHeaderSize +
-                      s * g.RecordBytes();
-    const uint8_t* crcs = record + g.m * kS;
-    erased.clear();
-    for (int j = 0; j < n; ++j) {
-      shards[j] = j < g.k ? out.bytes.data() + (s * g.k + j) * kS : record + (j - g.k) * kS;
+  // REQUIRES: offset is where the previous piece ended (0 at first).
+  // Returns the first block of the piece that fails, after checking every
+  // block the piece completes (so that a scan can go on past it).
+  Status Update(uint64_t offset, const uint8_t* data, uint64_t n) {
+    Status first_failure;
+    const uint64_t end = offset + n;
+    while (offset < end && next_ < extents_.size()) {
+      const Extent& e = *extents_[next_];
+      const uint64_t extent_end = e.offset + e.length;
+      if (e.offset < covered_) return Corrupt("overlapping extents");
+      if (offset < e.offset) {  // padding before the extent
+        uint64_t skip = std::min(end, e.offset) - offset;
+        offset += skip;
+        data += skip;
+        continue;
+      }
+      if (block_ >= e.crcs.size()) return Corrupt("an extent lacks block CRCs");
+      const uint64_t block_end = std::min(e.offset + (block_ + 1) * kBlockSize, extent_end);
+      const uint64_t take = std::min(end, block_end) - offset;
+      crc_ = Crc32c(data, take, crc_);
+      offset += take;
+      data += take;
+      if (offset < block_end) break;
+      if (crc_ != e.crcs[block_] && first_failure.ok()) {
+        first_failure = Error(Code::kCorrupt, "'{}': block {} (bytes {}..{}) fails its CRC32C",
+                              origin_, block_, e.offset + block_ * kBlockSize, block_end);
+      }
+      crc_ = 0;
+      if (block_end == extent_end) {
+        covered_ = extent_end;
+        ++next_;
+        block_ = 0;
+      } else {
+        ++block_;
+      }
+    }
+    // Empty extents have no block to wait for.
+    while (next_ < extents_.size() && extents_[next_]->length == 0) ++next_;
+    return first_failure;
+  }
+
+  // Every block has been checked.
+  Status Finish() const {
+    return next_ == extents_.size() ? Status::Ok() : Corrupt("extents reach beyond the file");
+  }
+
+ private:
+  Status Corrupt(const char* why) const {
+    return Error(Code::kCorrupt, "'{}': {}", origin_, why);
+  }
+
+  std::string origin_;
+  std::vector<const Extent*> extents_;  // by offset
+  size_t next_ = 0;                     // the extent being checked
+  uint64_t block_ = 0;                  // its block being checked
+  uint64_t covered_ = 0;                // end of the last extent checked
+  uint32_t crc_ = 0;                    // of the block's bytes so far
+};
+
+enum class StripeVerdict { kClean, kRepaired, kUncorrectable };
+
+struct StripeRepair {
+  StripeVerdict verdict = StripeVerdict::kClean;
+  uint64_t corrected = 0;  // shards, when kRepaired
+  std::string why;         // what makes it kUncorrectable
+};
+
+// One part and its sidecar, opened for repair: reads, repairs and hands out
+// one stripe at a time.
+class PartRepair {
+ public:
+  static Result<std::unique_ptr<PartRepair>> Open(const Tier& tier, const std::string& name,
+                                                  int64_t version, const FileEntry& part,
+                                                  const FileEntry& parity) {
+    auto r = std::unique_ptr<PartRepair>(new PartRepair(part));
+    CAIRN_ASSIGN_OR_RETURN(r->ecc_file_, tier.Open(name, version, parity.name));
+    const std::string& ecc_path = r->ecc_file_->path();
+    if (r->ecc_file_->size() != parity.size) {
+      return Error(Code::kCorrupt, "ECC sidecar '{}' is {} bytes, its manifest says {}", ecc_path,
+                   r->ecc_file_->size(), parity.size);
+    }
+    // The sidecar is not checked against its block CRCs: its per-shard CRCs
+    // protect the parity, and the part's block CRCs catch anything a damaged
+    // sidecar could mislead the repair into.
+    std::string head(std::min<uint64_t>(kEccHeaderSize, parity.size), '\0');
+    CAIRN_RETURN_IF_ERROR(r->ecc_file_->ReadAt(0, head.data(), head.size()));
+    CAIRN_ASSIGN_OR_RETURN(r->g_, DecodeHeader(head, ecc_path));
+    if (r->g_.part_size != part.size || r->g_.FileSize() != parity.size) {
+      return Error(Code::kCorrupt, "ECC sidecar '{}' does not describe its part file", ecc_path);
+    }
+    r->code_ = std::make_unique<RsCode>(r->g_.code);
+    CAIRN_ASSIGN_OR_RETURN(r->part_file_, tier.Open(name, version, part.name));
+    // Bytes missing from a truncated part are zeros and their shards
+    // erasures; bytes beyond the manifest's size are ignored.
+    r->present_ = std::min(r->part_file_->size(), part.size);
+    r->stripe_.resize(static_cast<size_t>(r->g_.k) * kS);
+    r->record_.resize(r->g_.RecordBytes());
+    r->shards_.resize(r->g_.k + r->g_.m);
+    return r;
+  }
+
+  const std::string& path() const { return part_file_->path(); }
+  uint64_t stripes() const { return g_.stripes; }
+  uint64_t StripeBegin(uint64_t s) const { return s * g_.k * kS; }
+  uint64_t StripeEnd(uint64_t s) const { return std::min(StripeBegin(s + 1), part_size_); }
+  // The stripe's part bytes, [StripeBegin(s), StripeEnd(s)), after Repair(s).
+  const uint8_t* data() const { return stripe_.data(); }
+  // Shards failing their CRC32C in the stripe last repaired.
+  size_t erased() const { return erased_.size(); }
+
+  // Reads stripe s and repairs it in the stripe buffer.
+  Result<StripeRepair> Repair(uint64_t s) {
+    const int k = g_.k, m = g_.m;
+    CAIRN_RETURN_IF_ERROR(
+        ecc_file_->ReadAt(kEccHeaderSize + s * record_.size(), record_.data(), record_.size()));
+    const uint64_t begin = StripeBegin(s);
+    const uint64_t have = std::min(StripeEnd(s), present_) - std::min(begin, present_);
+    if (have > 0) CAIRN_RETURN_IF_ERROR(part_file_->ReadAt(begin, stripe_.data(), have));
+    std::memset(stripe_.data() + have, 0, stripe_.size() - have);
+    const uint8_t* crcs = record_.data() + m * kS;
+    erased_.clear();
+    for (int j = 0; j < k + m; ++j) {
+      shards_[j] = j < k ? stripe_.data() + j * kS : record_.data() + (j - k) * kS;
       uint32_t stored;
       std::memcpy(&stored, crcs + 4 * j, 4);
-      uint64_t offset = (s * g.k + j) * kS;
+      const uint64_t offset = begin + j * kS;
       // Lost to a truncation: some of [offset, offset + kS) that the file
       // should hold lies beyond what it holds.
-      bool truncated = j < g.k && offset < part.size && std::min(offset + kS, part.size) > present;
-      if (truncated || Crc32c(shards[j], kS) != stored) erased.push_back(j);
+      bool truncated = j < k && offset < part_size_ && std::min(offset + kS, part_size_) > present_;
+      if (truncated || Crc32c(shards_[j], kS) != stored) erased_.push_back(j);
     }
-    auto uncorrectable = [&](const std::string& why) {
-      return Error(Code::kCorrupt, "'{}': stripe {} (bytes {}..{}) is uncorrectable: {}", path, s,
-                   s * g.k * kS, (s + 1) * g.k * kS, why);
+    StripeRepair out;
+    auto uncorrectable = [&](std::string why) {
+      out.verdict = StripeVerdict::kUncorrectable;
+      out.why = std::move(why);
+      return out;
     };
-    if (erased.empty()) {
+    if (erased_.empty()) {
       // No CRC points at a shard: the syndromes may still find one bad shard
       // whose CRC happens to match (a CRC32C collision).
-      CAIRN_ASSIGN_OR_RETURN(DecodeReport report, code.Correct(shards, kS));
+      CAIRN_ASSIGN_OR_RETURN(DecodeReport report, code_->Correct(shards_, kS));
       if (!report.ok()) return uncorrectable("errors beyond one shard with matching CRCs");
-      int fixed = 0;
-      for (uint64_t c : report.corrected_by_shard) fixed += c > 0;
-      out.shards_corrected += fixed;
-      out.stripes_repaired += fixed > 0;
-      continue;
+      for (uint64_t c : report.corrected_by_shard) out.corrected += c > 0;
+      if (out.corrected > 0) out.verdict = StripeVerdict::kRepaired;
+      return out;
     }
-    if (static_cast<int>(erased.size()) > g.m) {
-      return uncorrectable(fmt::format("{} shards fail their CRC32C, the code rebuilds {}",
-                                       erased.size(), g.m));
+    if (static_cast<int>(erased_.size()) > m) {
+      return uncorrectable(
+          fmt::format("{} shards fail their CRC32C, the code rebuilds {}", erased_.size(), m));
     }
-    CAIRN_RETURN_IF_ERROR(code.Rebuild(shards, kS, erased));
-    if (static_cast<int>(erased.size()) < g.m) {
+    CAIRN_RETURN_IF_ERROR(code_->Rebuild(shards_, kS, erased_));
+    if (static_cast<int>(erased_.size()) < m) {
       // Spare parity left: the rebuilt stripe must be a codeword.
-      CAIRN_ASSIGN_OR_RETURN(DecodeReport report, code.Check(shards, kS));
+      CAIRN_ASSIGN_OR_RETURN(DecodeReport report,
+                             code_->Check({shards_.data(), shards_.size()}, kS));
       if (report.clean != kS) return uncorrectable("inconsistent after rebuilding");
     }
-    out.shards_corrected += erased.size();
-    ++out.stripes_repaired;
+    out.verdict = StripeVerdict::kRepaired;
+    out.corrected = erased_.size();
+    return out;
   }
-  out.bytes.resize(part.size);
-  for (const Extent& e : part.extents) {
-    CAIRN_RETURN_IF_ERROR(VerifyExtentRange(e, e.offset, out.bytes.data() + e.offset, e.length, path)
-                              .Annotate("after ECC repair"));
+
+  Status Uncorrectable(uint64_t s, const std::string& why) const {
+    return Error(Code::kCorrupt, "'{}': stripe {} (bytes {}..{}) is uncorrectable: {}", path(), s,
+                 StripeBegin(s), StripeBegin(s + 1), why);
   }
+
+ private:
+  explicit PartRepair(const FileEntry& part) : part_size_(part.size) {}
+
+  uint64_t part_size_;
+  EccGeometry g_;
+  std::unique_ptr<RsCode> code_;
+  std::unique_ptr<ReadableFile> ecc_file_;
+  std::unique_ptr<ReadableFile> part_file_;
+  uint64_t present_ = 0;
+  std::vector<uint8_t> stripe_;   // k data shards
+  std::vector<uint8_t> record_;   // the stripe's sidecar record: m parity shards, CRCs
+  std::vector<uint8_t*> shards_;  // into stripe_ and record_
+  std::vector<int> erased_;
+};
+
+}  // namespace
+
+Result<EccRepairCounts> RepairPartStreaming(const Tier& tier, const std::string& name,
+                                            int64_t version, const FileEntry& part,
+                                            const FileEntry& parity, const RepairSink& sink) {
+  CAIRN_ASSIGN_OR_RETURN(auto repair, PartRepair::Open(tier, name, version, part, parity));
+  StreamingBlockCheck check(part, repair->path());
+  EccRepairCounts counts;
+  for (uint64_t s = 0; s < repair->stripes(); ++s) {
+    CAIRN_ASSIGN_OR_RETURN(StripeRepair r, repair->Repair(s));
+    if (r.verdict == StripeVerdict::kUncorrectable) return repair->Uncorrectable(s, r.why);
+    counts.shards_corrected += r.corrected;
+    counts.stripes_repaired += r.verdict == StripeVerdict::kRepaired;
+    const uint64_t begin = repair->StripeBegin(s), n = repair->StripeEnd(s) - begin;
+    CAIRN_RETURN_IF_ERROR(check.Update(begin, repair->data(), n).Annotate("after ECC repair"));
+    CAIRN_RETURN_IF_ERROR(sink(begin, repair->data(), n));
+  }
+  CAIRN_RETURN_IF_ERROR(check.Finish());
+  return counts;
+}
+
+Result<RepairedPart> RepairPart(const Tier& tier, const std::string& name, int64_t version,
+                                const FileEntry& part, const FileEntry& parity) {
+  RepairedPart out;
+  // Filled by appending, so that no byte of it is written twice.
+  out.bytes.reserve(part.size);
+  CAIRN_ASSIGN_OR_RETURN(
+      EccRepairCounts counts,
+      RepairPartStreaming(tier, name, version, part, parity,
+                          [&](uint64_t, const uint8_t* data, uint64_t n) {
+                            out.bytes.insert(out.bytes.end(), data, data + n);
+                            return Status::Ok();
+                          }));
+  out.shards_corrected = counts.shards_corrected;
+  out.stripes_repaired = counts.stripes_repaired;
   return out;
+}
+
+Result<EccScan> ScanPart(const Tier& tier, const std::string& name, int64_t version,
+                         const FileEntry& part, const FileEntry& parity) {
+  CAIRN_ASSIGN_OR_RETURN(auto repair, PartRepair::Open(tier, name, version, part, parity));
+  StreamingBlockCheck check(part, repair->path());
+  EccScan scan;
+  auto note = [&](Status s) {
+    if (scan.status.ok()) scan.status = std::move(s);
+  };
+  for (uint64_t s = 0; s < repair->stripes(); ++s) {
+    CAIRN_ASSIGN_OR_RETURN(StripeRepair r, repair->Repair(s));
+    if (r.verdict == StripeVerdict::kUncorrectable) {
+      ++scan.stripes_uncorrectable;
+      scan.shards_uncorrectable += repair->erased();
+      note(repair->Uncorrectable(s, r.why));
+    }
+    scan.shards_corrected += r.corrected;
+    scan.stripes_repaired += r.verdict == StripeVerdict::kRepaired;
+    // An uncorrectable stripe still streams past the check (its blocks then
+    // fail, after the stripe's own, earlier reason), so that later blocks
+    // are checked too.
+    const uint64_t begin = repair->StripeBegin(s);
+    Status checked = check.Update(begin, repair->data(), repair->StripeEnd(s) - begin);
+    if (!checked.ok()) note(checked.Annotate("after ECC repair"));
+  }
+  note(check.Finish());
+  return scan;
 }
 
 }  // namespace cairn

@@ -16,15 +16,18 @@
 // The part file format is unchanged; the sidecar is listed in the manifest
 // as a FileKind::kParity entry with its own block CRCs.
 //
-// Repair works on a private buffer, never in place: the tier file stays as
-// it was (a drain or another reader running at the same time never sees a
-// half-repaired file, and a repair that goes wrong cannot make a copy worse),
-// and the damaged path is rare enough that the extra memory is acceptable.
-// Thread-safety: free functions; RsCode objects are immutable.
+// Repair never writes the tier file: a drain or another reader running at
+// the same time never sees a half-repaired file, and a repair that goes
+// wrong cannot make a copy worse. It runs one stripe at a time in a buffer of
+// one stripe (k shards) and one sidecar record, checking the part's block
+// CRCs as the repaired bytes stream past; only RepairPart, whose caller
+// wants the whole part in memory, holds a part-sized buffer (the result).
+// Thread-safety: free functions; RsCode locks its own decoder cache.
 #ifndef CAIRN_RUNTIME_ECC_SIDECAR_H_
 #define CAIRN_RUNTIME_ECC_SIDECAR_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,11 +77,51 @@ struct RepairedPart {
 };
 
 // Reads the part file `part` and its sidecar `parity` from tier and repairs
-// the part in a private buffer, stripe by stripe. Succeeds only if every
+// the part stripe by stripe into the returned buffer. Succeeds only if every
 // block CRC of `part` matches afterwards (so a repaired part is bit-exact);
-// kCorrupt naming the first uncorrectable stripe otherwise.
+// kCorrupt naming the file and the first uncorrectable stripe otherwise.
 Result<RepairedPart> RepairPart(const Tier& tier, const std::string& name, int64_t version,
                                 const FileEntry& part, const FileEntry& parity);
+
+struct EccRepairCounts {
+  uint64_t shards_corrected = 0;  // (stripe, shard) pairs repaired
+  uint64_t stripes_repaired = 0;
+};
+
+// Receives the repaired part in consecutive pieces, in file order, from
+// offset 0 to part.size; a non-OK return stops the repair with that status.
+using RepairSink = std::function<Status(uint64_t offset, const uint8_t* data, uint64_t n)>;
+
+// RepairPart without a part-sized buffer: each stripe goes to `sink` as soon
+// as it is repaired (a drain appends it to the new copy). A block CRC that
+// spans two stripes can only be checked once the second has been repaired,
+// so `sink` sees bytes before they are fully checked: unless this returns OK,
+// the caller must discard everything `sink` received (an uncommitted
+// PendingFile does so by itself).
+Result<EccRepairCounts> RepairPartStreaming(const Tier& tier, const std::string& name,
+                                            int64_t version, const FileEntry& part,
+                                            const FileEntry& parity, const RepairSink& sink);
+
+// What `cairn verify` reports of a damaged part: unlike a repair, the scan
+// goes on past an uncorrectable stripe, so it counts all of them.
+struct EccScan {
+  uint64_t shards_corrected = 0;   // shards the sidecar repairs
+  uint64_t stripes_repaired = 0;
+  // Shards failing their CRC32C in stripes the code cannot repair. A stripe
+  // whose CRCs all match but whose syndromes show more than one bad shard
+  // adds to stripes_uncorrectable only: its bad shards cannot be named.
+  uint64_t shards_uncorrectable = 0;
+  uint64_t stripes_uncorrectable = 0;
+  // OK if the repaired part matches every block CRC of its manifest entry;
+  // else kCorrupt naming the first uncorrectable stripe or failing block.
+  Status status;
+};
+
+// Scans the whole part as RepairPart would repair it, holding one stripe.
+// An error Result only when the sidecar cannot be used at all (missing,
+// wrong size, bad header) or a read fails.
+Result<EccScan> ScanPart(const Tier& tier, const std::string& name, int64_t version,
+                         const FileEntry& part, const FileEntry& parity);
 
 }  // namespace cairn
 

@@ -30,7 +30,11 @@ bool IsOwnFile(const std::string& file, int rank) {
 }  // namespace
 
 Engine::Engine(std::unique_ptr<Comm> comm, const Config& config, Env* env, Clock* clock)
-    : comm_(std::move(comm)), config_(config), env_(env), clock_(clock) {}
+    : comm_(std::move(comm)),
+      config_(config),
+      env_(env),
+      clock_(clock),
+      interval_(config.interval, clock) {}
 
 Engine::~Engine() {
   if (flusher_) flusher_->Shutdown();
@@ -42,6 +46,10 @@ Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const
   Status local = engine->Open();
   bool unused = false;
   CAIRN_RETURN_IF_ERROR(engine->Agree(local, &unused));
+  CAIRN_ASSIGN_OR_RETURN(engine->controller_,
+                         PlacementController::Open(engine->comm_.get(), engine->config_, env, clock,
+                                                   engine->tier(TierKind::kMemory),
+                                                   engine->tier(TierKind::kSsd)));
   return engine;
 }
 
@@ -76,11 +84,11 @@ Status Engine::Open() {
     // the next checkpoint takes it as the oldest kept version is retired.
     if (t) t->EnableSlots(RankFilePrefix(comm_->rank()), /*max_free=*/1);
   }
-  route_dir_ = JoinPath(JoinPath(tier(config_.placement)->root(), ".route"),
+  route_dir_ = JoinPath(JoinPath(tier(TierFor(Placement::kMemory))->root(), ".route"),
                         fmt::format("r{:06}", comm_->rank()));
   flusher_ = std::make_unique<Flusher>();
-  Log(LogLevel::kInfo, "rank {} of {} on node {} of {}; checkpoints go to '{}'", comm_->rank(),
-      comm_->size(), comm_->node(), comm_->nodes(), TierKindName(config_.placement));
+  Log(LogLevel::kInfo, "rank {} of {} on node {} of {}; placement policy '{}'", comm_->rank(),
+      comm_->size(), comm_->node(), comm_->nodes(), PlacementPolicyName(config_.placement.policy));
   return Status::Ok();
 }
 

@@ -10,6 +10,8 @@
 #define CAIRN_RUNTIME_ENGINE_H_
 
 #include <array>
+#include <functional>
+#include <optional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +26,9 @@
 #include "format/manifest.h"
 #include "runtime/ecc_sidecar.h"
 #include "runtime/part_io.h"
+#include "policy/interval_advisor.h"
+#include "runtime/io_parallelism.h"
+#include "runtime/placement_controller.h"
 #include "storage/flusher.h"
 #include "storage/tier.h"
 
@@ -36,7 +41,33 @@ struct RestartReport {
   std::string tier;          // this rank's source
   uint64_t bytes = 0;        // this rank's bytes read
   double seconds = 0;
-  int versions_rolled_back = 0;  // older versions tried after `requested` failed
+  // Rollback distance (recovery order, paper section 3.4), the same on
+  // every rank. `newest` is the newest version of the checkpoint that any
+  // rank has a manifest of on any tier, recoverable or not and whatever
+  // `requested` was: the state the job had reached.
+  int64_t newest = -1;
+  int64_t rollback_versions = 0;  // newest - version
+  // Between the manifests' creation times (wall clock) of `newest` and of
+  // `version`, each the latest over ranks; 0 when none is readable.
+  double rollback_seconds = 0;
+  // Agreed versions that some rank then failed to restore (damage found
+  // while reading) before `version` succeeded: part of the rollback, which
+  // also counts versions the agreement skipped because a rank had no
+  // complete copy. (Was versions_rolled_back.)
+  int versions_failed = 0;
+};
+
+// What a checkpoint call did.
+struct CheckpointReport {
+  int64_t version = -1;
+  int64_t number = 0;                  // checkpoint call number in this run, from 1
+  Placement placement = Placement::kMemory;  // the collective decision
+  TierKind tier = TierKind::kMemory;   // where it was committed (not for kSkip)
+  ClcRule rule = ClcRule::kFixedMemory;
+  bool forced = false;
+  std::string reason;                  // the controller's reason line
+  uint64_t bytes = 0;                  // this rank's bytes written (part, files, manifest)
+  double seconds = 0;                  // time inside the call
 };
 
 class Engine {
@@ -48,8 +79,15 @@ class Engine {
 
   Status Protect(int id, void* ptr, uint64_t count, uint64_t elem_size);
   Status Unprotect(int id);
-  Status Checkpoint(const std::string& name, int64_t version);  // collective
+  // Collective. force: this version must get a durable copy (the SSD tier,
+  // or the first enabled tier below memory) whatever the policy.
+  Status Checkpoint(const std::string& name, int64_t version, bool force = false);
+  // The last successful checkpoint call (version -1 before the first).
+  const CheckpointReport& last_checkpoint() const { return last_checkpoint_; }
   Status Wait();
+  // Collective: whether a checkpoint is due by [placement] interval (the
+  // same answer on every rank: due as soon as one rank finds it due).
+  Result<bool> ShouldCheckpoint();
   Result<int64_t> RestartTest(const std::string& name, int64_t max_version);  // collective
   Result<RestartReport> Restart(const std::string& name, int64_t version);   // collective
   Result<std::string> RouteFile(const std::string& logical);
@@ -73,9 +111,25 @@ class Engine {
   // Routed files waiting for the next checkpoint: logical name -> path.
   Result<std::map<std::string, std::string>> PendingRoutedFiles() const;
 
+  // Checkpoint after validation: decide the placement, write and commit on
+  // that tier (falling to lower tiers when full), retention, drains.
+  Status PlaceAndCommit(const std::string& name, int64_t version, bool force,
+                        CheckpointReport* report);
+  // The tier a placement means on this node: the first enabled tier at or
+  // below memory (kMemory) or ssd (kSsd).
+  TierKind TierFor(Placement placement) const;
+  // The node's first rank appends the call to the placement history that
+  // `cairn status` reads (runtime/placement_history.h).
+  void AppendHistory(const std::string& name, const CheckpointReport& report);
+  // [io] parallelism for tier `kind`, resolved at its first use (the
+  // node's checkpoint size picks the energy optimum).
+  const IoParallelism& IoParallelismFor(TierKind kind);
+  // Runs io on this rank in its turn: the node's ranks take turns in waves
+  // of `parallelism` (0: all at once). Every rank of the node must call it.
+  Status InWaves(int parallelism, const std::function<Status()>& io);
   // Writes this rank's copy of the version to tier (part, routed files,
-  // manifest last).
-  Status WriteVersion(Tier& tier, const std::string& name, int64_t version);
+  // manifest last); the bytes written.
+  Result<uint64_t> WriteVersion(Tier& tier, const std::string& name, int64_t version);
   // Removes this rank's copy of the version from tier (manifest first).
   // Ranks sharing the tier may be writing the same version right now: the
   // directory is removed only when asked (when the version is retired).
@@ -92,30 +146,35 @@ class Engine {
                       std::vector<Status>* sync_errors);
   Status Drain(TierKind from, TierKind to, const std::string& name, int64_t version);
 
+  // One restart's cache of this rank's copies: each read and checked once
+  // (engine_restart.cc).
+  class RestartCopies;
   // This rank's recoverable versions (any tier), newest first, <= max.
-  std::set<int64_t, std::greater<>> LocalRecoverable(const std::string& name, int64_t max_version);
+  std::set<int64_t, std::greater<>> LocalRecoverable(RestartCopies& copies, int64_t max_version);
   // Collective agreement on the newest version in every rank's set, <= max.
-  Result<int64_t> AgreeOnVersion(const std::string& name, int64_t max_version);
-  // This rank's part of restoring `version`; *source names the tier used.
-  Status RestoreLocal(const std::string& name, int64_t version, std::string* source,
-                      uint64_t* bytes);
-  Status CheckRestoreShape(const std::string& name, int64_t version);
+  Result<int64_t> AgreeOnVersion(RestartCopies& copies, int64_t max_version);
+  // This rank's part of restoring `version`: *source names the tier used,
+  // *created its manifest's creation time.
+  Status RestoreLocal(RestartCopies& copies, int64_t version, std::string* source,
+                      uint64_t* bytes, double* created);
+  // kMismatch if this rank's copy of `version` holds other regions than
+  // the protected ones; touches no application memory.
+  Status CheckRestoreShape(RestartCopies& copies, int64_t version);
+  // Collective: fills report's newest and rollback fields, given the
+  // restored version and this rank's creation time of it.
+  Status MeasureRollback(RestartCopies& copies, double restored_created, RestartReport* report);
 
   // ECC sidecar (docs/format.md "ECC sidecar"; runtime/ecc_sidecar.h).
   // CheckCopy, or, if only the part's size is wrong and the copy has a
   // sidecar, the manifest for a repair (*part_size_wrong set).
   Result<Manifest> CheckCopyOrRepairable(const Tier& t, const std::string& name, int64_t version,
                                          bool* part_size_wrong);
-  // The part repaired from its sidecar into a private buffer, then read into
-  // the regions; kCorrupt naming `cause` if it cannot be repaired.
-  // Repairs a damaged part from its sidecar, counts and logs the shards
-  // corrected; `what` names the pipeline ("restart", "drain").
+  // Repairs a damaged part from its sidecar into a private buffer, counts
+  // and logs the shards corrected; `what` names the pipeline ("restart",
+  // "drain"); kCorrupt naming `cause` if it cannot be repaired.
   Result<RepairedPart> RepairAndCount(const Tier& t, const std::string& name, int64_t version,
                                       const FileEntry& part, const FileEntry& parity,
                                       const Status& cause, const char* what);
-  Status RestoreRepairedPart(const Tier& t, const std::string& name, int64_t version,
-                             const FileEntry& part, const FileEntry& parity,
-                             const std::vector<Region>& regions, const Status& cause);
   // The part repaired from its sidecar, written and committed on `to`.
   Status DrainRepairedPart(const Tier& from, Tier& to, const std::string& name, int64_t version,
                            const FileEntry& part, const FileEntry& parity, const Status& cause);
@@ -129,6 +188,11 @@ class Engine {
   std::array<std::unique_ptr<Tier>, kTierKinds> tiers_;
   std::map<int, Region> regions_;
   std::string route_dir_;
+  std::unique_ptr<PlacementController> controller_;
+  PlacementOutcome last_outcome_;
+  IntervalAdvisor interval_;
+  std::array<std::optional<IoParallelism>, kTierKinds> io_parallelism_;
+  CheckpointReport last_checkpoint_;
   int64_t checkpoints_ = 0;  // calls to Checkpoint that committed
   std::set<std::string> names_written_;
 

@@ -7,10 +7,11 @@
 #include "policy/retention.h"
 #include "runtime/catalog.h"
 #include "runtime/engine.h"
+#include "runtime/placement_history.h"
 
 namespace cairn {
 
-Status Engine::WriteVersion(Tier& t, const std::string& name, int64_t version) {
+Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t version) {
   {
     // A copy of this version left by an earlier run must not be mistaken
     // for the new one while the new one is being written.
@@ -40,7 +41,9 @@ Status Engine::WriteVersion(Tier& t, const std::string& name, int64_t version) {
     CAIRN_ASSIGN_OR_RETURN(FileEntry parity, WriteEccSidecar(t, header, regions, t.config().ecc));
     manifest.files.push_back(std::move(parity));
   }
-  return t.PutFile(name, version, ManifestFileName(comm_->rank()), manifest.Encode());
+  std::string encoded = manifest.Encode();
+  CAIRN_RETURN_IF_ERROR(t.PutFile(name, version, ManifestFileName(comm_->rank()), encoded));
+  return manifest.DataBytes() + encoded.size();
 }
 
 Result<std::array<int64_t, kTierKinds>> Engine::GloballyCompleteVersions(const std::string& name) {
@@ -117,7 +120,10 @@ Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_
       CAIRN_RETURN_IF_ERROR(copied);
       drained.files.push_back(f);
     }
-    return dst->PutFile(name, version, ManifestFileName(comm_->rank()), drained.Encode());
+    std::string encoded = drained.Encode();
+    CAIRN_RETURN_IF_ERROR(dst->PutFile(name, version, ManifestFileName(comm_->rank()), encoded));
+    if (to == TierKind::kSsd) controller_->RecordSsdWrite(drained.DataBytes() + encoded.size());
+    return Status::Ok();
   }();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -140,6 +146,11 @@ void Engine::ScheduleDrains(TierKind from, const std::string& name, int64_t vers
   for (int k = static_cast<int>(from) + 1; k < kTierKinds; ++k) {
     Tier* t = tiers_[k].get();
     if (t == nullptr || checkpoints_ % t->config().every != 0) continue;
+    // clc and ratio put each version on one of memory and ssd: a memory
+    // version drained to the SSD would wear it as always-SSD does.
+    if (k == static_cast<int>(TierKind::kSsd) && ChoosesPerVersion(config_.placement.policy)) {
+      continue;
+    }
     auto to = static_cast<TierKind>(k);
     {
       // Pinned from now, not from when the job starts, so that retention
@@ -156,15 +167,48 @@ void Engine::ScheduleDrains(TierKind from, const std::string& name, int64_t vers
   }
 }
 
-Status Engine::Checkpoint(const std::string& name, int64_t version) {
+Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) {
   CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
   if (version < 0) return Error(Code::kInvalidArgument, "version {} is negative", version);
   double start = clock_->MonotonicSeconds();
-  TierKind kind = config_.placement;
+  controller_->EnterCheckpoint();
+  CheckpointReport report;
+  report.version = version;
+  Status s = PlaceAndCommit(name, version, force, &report);
+  controller_->LeaveCheckpoint();
+  report.seconds = clock_->MonotonicSeconds() - start;
+  interval_.OnCheckpoint(report.seconds, s.ok() && report.placement != Placement::kSkip);
+  if (s.ok()) {
+    last_checkpoint_ = report;
+    AppendHistory(name, report);
+  }
+  return s;
+}
+
+Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool force,
+                              CheckpointReport* report) {
+  uint64_t bytes = 0;
+  for (const auto& [id, r] : regions_) bytes += r.count * r.elem_size;
+  CAIRN_ASSIGN_OR_RETURN(PlacementOutcome placed, controller_->Decide(bytes, force));
+  report->placement = placed.decision.placement;
+  report->rule = placed.decision.rule;
+  report->forced = placed.decision.ranks_forced > 0;
+  report->reason = placed.decision.reason;
+  report->number = placed.number;
+  last_outcome_ = std::move(placed);
+  if (report->placement == Placement::kSkip) {
+    Log(LogLevel::kInfo, "checkpoint '{}' version {} skipped: {}", name, version, report->reason);
+    return Status::Ok();
+  }
+  TierKind kind = TierFor(report->placement);
   bool waited = false;
+  uint64_t written = 0;
   for (;;) {
     Tier* t = tier(kind);
-    Status local = WriteVersion(*t, name, version);
+    Status local = InWaves(IoParallelismFor(kind).write, [&]() -> Status {
+      CAIRN_ASSIGN_OR_RETURN(written, WriteVersion(*t, name, version));
+      return Status::Ok();
+    });
     bool no_space = false;
     Status agreed = Agree(local, &no_space);
     if (agreed.ok()) break;
@@ -195,6 +239,9 @@ Status Engine::Checkpoint(const std::string& name, int64_t version) {
     kind = static_cast<TierKind>(next);
     waited = false;
   }
+  if (kind == TierKind::kSsd) controller_->RecordSsdWrite(written);
+  report->tier = kind;
+  report->bytes = written;
   ++checkpoints_;
   names_written_.insert(name);
   CAIRN_ASSIGN_OR_RETURN(auto routed, PendingRoutedFiles());
@@ -203,12 +250,59 @@ Status Engine::Checkpoint(const std::string& name, int64_t version) {
   ApplyRetention(name, global);
   std::vector<Status> sync_errors;
   ScheduleDrains(kind, name, version, &sync_errors);
-  Log(LogLevel::kInfo, "checkpoint '{}' version {} committed on {} in {:.3f} s", name, version,
-      TierKindName(kind), clock_->MonotonicSeconds() - start);
+  Log(LogLevel::kInfo, "checkpoint '{}' version {} committed on {} ({})", name, version,
+      TierKindName(kind), report->reason);
   return sync_errors.empty() ? Status::Ok() : sync_errors.front();
 }
 
+const IoParallelism& Engine::IoParallelismFor(TierKind kind) {
+  auto& slot = io_parallelism_[static_cast<int>(kind)];
+  if (!slot) {
+    slot = ResolveIoParallelism(config_, env_, kind,
+                                static_cast<double>(last_outcome_.node_bytes));
+    Log(LogLevel::kInfo, "tier {}: {} rank(s) per node write at once, {} read ({})",
+        TierKindName(kind), slot->write, slot->read, slot->source);
+  }
+  return *slot;
+}
+
+Status Engine::InWaves(int parallelism, const std::function<Status()>& io) {
+  int ranks = comm_->ranks_on_node();
+  if (parallelism <= 0 || parallelism >= ranks) return io();
+  int mine = controller_->local_rank() / parallelism;
+  Status result = Status::Ok();
+  for (int wave = 0; wave < (ranks + parallelism - 1) / parallelism; ++wave) {
+    if (wave == mine) result = io();
+    Status barrier = comm_->NodeBarrier();
+    if (result.ok()) result = barrier;
+  }
+  return result;
+}
+
+TierKind Engine::TierFor(Placement placement) const {
+  int k = placement == Placement::kMemory ? static_cast<int>(TierKind::kMemory)
+                                          : static_cast<int>(TierKind::kSsd);
+  while (k < kTierKinds && !tiers_[k]) ++k;
+  if (k == kTierKinds) {  // only faster tiers are enabled: the durable level is the slowest
+    k = kTierKinds - 1;
+    while (!tiers_[k]) --k;
+  }
+  return static_cast<TierKind>(k);
+}
+
 Status Engine::Wait() { return flusher_->Wait(); }
+
+Result<bool> Engine::ShouldCheckpoint() {
+  CAIRN_ASSIGN_OR_RETURN(bool due, interval_.Due());
+  CAIRN_ASSIGN_OR_RETURN(int64_t any, comm_->Max(due ? 1 : 0));
+  if (any) {
+    auto interval = interval_.Interval();
+    Log(LogLevel::kDebug, "checkpoint due: interval {:.1f} s (T_C {:.3f} s, T_R {:.3f} s)",
+        interval.ok() ? *interval : 0.0, interval_.checkpoint_seconds(),
+        interval_.restart_seconds());
+  }
+  return any != 0;
+}
 
 Status Engine::DrainRepairedPart(const Tier& from, Tier& to, const std::string& name,
                                  int64_t version, const FileEntry& part, const FileEntry& parity,
@@ -216,6 +310,35 @@ Status Engine::DrainRepairedPart(const Tier& from, Tier& to, const std::string& 
   CAIRN_ASSIGN_OR_RETURN(RepairedPart repaired,
                          RepairAndCount(from, name, version, part, parity, cause, "drain"));
   return WriteVerifiedBuffer(to, name, version, part, repaired.bytes);
+}
+
+void Engine::AppendHistory(const std::string& name, const CheckpointReport& report) {
+  Tier* ssd = tier(TierKind::kSsd);
+  if (ssd == nullptr || controller_->local_rank() != 0) return;
+  const PlacementOutcome& o = last_outcome_;
+  PlacementRecord r;
+  r.run_start = controller_->run_start();
+  r.time = clock_->WallSeconds();
+  r.name = name;
+  r.version = report.version;
+  r.number = report.number;
+  r.placement = PlacementName(report.placement);
+  r.rule = ClcRuleName(report.rule);
+  r.forced = report.forced;
+  r.node_bytes = o.node_bytes;
+  SsdWear wear = MakeSsdWear(config_.ssd_endurance(), o.wear);  // an empty reading: 0 from the ledger
+  r.ssd_bytes_used = wear.used_bytes;
+  r.ssd_rating_bytes = wear.rating_bytes;
+  r.warranty_seconds = wear.warranty_seconds;
+  r.bandwidth = o.local.bandwidth;
+  r.wear_source = o.wear_known ? WearSourceName(o.wear.bandwidth_source) : "none";
+  r.expected_lifetime_seconds = o.local.expected_lifetime_seconds;
+  r.estimated_lifetime_seconds = o.local.estimated_lifetime_seconds;
+  r.slowdown = o.decision.max_slowdown;
+  r.slowdown_bound = config_.placement.slowdown_bound;
+  r.checkpoint_seconds = report.seconds;
+  Status s = AppendPlacementRecord(env_, ssd->root(), r);
+  if (!s.ok()) Log(LogLevel::kWarn, "placement history: {}", s.ToString());
 }
 
 }  // namespace cairn

@@ -1,8 +1,13 @@
 // Engine, the restart pipeline: agree on the newest version every rank can
-// recover, check shapes, read each part from the fastest valid copy
+// recover, check shapes, read each part from the fastest valid copy, and
+// measure how far behind the newest checkpoint that leaves the job
 // (engine.h).
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
+#include <utility>
 
 #include "base/log.h"
 #include "format/layout.h"
@@ -11,25 +16,103 @@
 
 namespace cairn {
 
-std::set<int64_t, std::greater<>> Engine::LocalRecoverable(const std::string& name,
+// This rank's copies of one checkpoint as one restart sees them. Each
+// (tier, version) copy is checked at most once (manifest read and decoded,
+// listed files present with their sizes), its part header read at most once
+// and its repair from the ECC sidecar made at most once, however many steps
+// look at it: the agreement, the shape check, the restore, and all of them
+// again after falling back to an older version. A copy that changes during
+// the restart (a drain or retention running) is judged as it was when first
+// looked at; every byte restored is still checked against its CRC as read.
+// A repaired part (a part-sized buffer, rare) is held until the restart
+// returns. Used by the application thread only; tiers are read as Engine's members
+// do (LocalRecoverable holds mu_ while listing and checking).
+class Engine::RestartCopies {
+ public:
+  struct Copy {
+    // CheckCopyOrRepairable's answer; when OK, files.front() is the part.
+    Result<Manifest> manifest;
+    bool part_size_wrong = false;  // usable only through a repair
+    std::optional<Result<PartHeader>> header;        // from the part file
+    std::optional<Result<RepairedPart>> repaired;  // from the sidecar
+  };
+
+  RestartCopies(Engine& engine, std::string name) : engine_(engine), name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+
+  Copy& Get(int k, int64_t version) {
+    auto key = std::make_pair(k, version);
+    auto it = copies_.find(key);
+    if (it != copies_.end()) return it->second;
+    bool wrong = false;
+    auto m = engine_.CheckCopyOrRepairable(*engine_.tiers_[k], name_, version, &wrong);
+    if (m.ok() && (m->files.empty() || m->files.front().kind != FileKind::kPart)) {
+      m = Error(Code::kCorrupt, "manifest of '{}' version {} on tier '{}' lists no part file",
+                name_, version, engine_.tiers_[k]->name());
+    }
+    return copies_.emplace(key, Copy{std::move(m), wrong, std::nullopt, std::nullopt})
+        .first->second;
+  }
+
+  // REQUIRES: Get(k, version).manifest.ok() and its part size is right.
+  const Result<PartHeader>& Header(int k, int64_t version) {
+    Copy& c = Get(k, version);
+    if (!c.header) c.header = ReadPartHeader(*engine_.tiers_[k], name_, version, Part(c));
+    return *c.header;
+  }
+
+  // The part rebuilt from its sidecar; `cause` is why the copy needs it.
+  // REQUIRES: Get(k, version).manifest.ok() and it lists a sidecar.
+  const Result<RepairedPart>& Repaired(int k, int64_t version, const Status& cause) {
+    Copy& c = Get(k, version);
+    if (!c.repaired) {
+      c.repaired = engine_.RepairAndCount(*engine_.tiers_[k], name_, version, Part(c),
+                                          *FindParityEntry(*c.manifest), cause, "restart");
+    }
+    return *c.repaired;
+  }
+
+  static const FileEntry& Part(const Copy& c) { return c.manifest->files.front(); }
+
+ private:
+  Engine& engine_;
+  std::string name_;
+  std::map<std::pair<int, int64_t>, Copy> copies_;
+};
+
+namespace {
+
+constexpr int64_t kUnknownTime = -1;
+
+// Wall-clock seconds as whole microseconds, for an integer max-reduce.
+int64_t Micros(double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0) return kUnknownTime;
+  return std::llround(seconds * 1e6);
+}
+
+}  // namespace
+
+std::set<int64_t, std::greater<>> Engine::LocalRecoverable(RestartCopies& copies,
                                                            int64_t max_version) {
   std::set<int64_t, std::greater<>> out;
   for (int k = 0; k < kTierKinds; ++k) {
     if (!tiers_[k]) continue;
     std::lock_guard<std::mutex> lock(mu_);
-    auto versions = tiers_[k]->Versions(name);
+    auto versions = tiers_[k]->Versions(copies.name());
     if (!versions.ok()) continue;
     for (int64_t v : *versions) {
       if (max_version >= 0 && v > max_version) continue;
       if (out.count(v)) continue;
-      if (CheckCopy(*tiers_[k], name, v, comm_->rank(), comm_->size()).ok()) out.insert(v);
+      // A copy whose part only its sidecar can rebuild (truncated) counts:
+      // RestoreLocal repairs it, and falls back if that fails.
+      if (copies.Get(k, v).manifest.ok()) out.insert(v);
     }
   }
   return out;
 }
 
-Result<int64_t> Engine::AgreeOnVersion(const std::string& name, int64_t max_version) {
-  auto mine = LocalRecoverable(name, max_version);
+Result<int64_t> Engine::AgreeOnVersion(RestartCopies& copies, int64_t max_version) {
+  auto mine = LocalRecoverable(copies, max_version);
   int64_t candidate = max_version >= 0 ? max_version : std::numeric_limits<int64_t>::max();
   for (;;) {
     auto it = mine.lower_bound(candidate);  // greatest <= candidate (set is descending)
@@ -43,50 +126,77 @@ Result<int64_t> Engine::AgreeOnVersion(const std::string& name, int64_t max_vers
 
 Result<int64_t> Engine::RestartTest(const std::string& name, int64_t max_version) {
   CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
-  return AgreeOnVersion(name, max_version);
+  RestartCopies copies(*this, name);
+  return AgreeOnVersion(copies, max_version);
 }
 
-Status Engine::CheckRestoreShape(const std::string& name, int64_t version) {
+Status Engine::CheckRestoreShape(RestartCopies& copies, int64_t version) {
   std::vector<Region> regions = SortedRegions();
-  Status last = Error(Code::kNotFound, "no copy of '{}' version {} on this rank", name, version);
+  Status last = Error(Code::kNotFound, "no copy of '{}' version {} on this rank", copies.name(),
+                      version);
+  // A part file's own header first (a small read); only if no copy has a
+  // readable one, the header of a copy rebuilt from its sidecar, which
+  // RestoreLocal then uses without repairing it again.
+  std::vector<int> repairable;
   for (int k = 0; k < kTierKinds; ++k) {
     if (!tiers_[k]) continue;
-    auto m = CheckCopy(*tiers_[k], name, version, comm_->rank(), comm_->size());
-    if (!m.ok()) continue;
-    auto header = ReadPartHeader(*tiers_[k], name, version, m->files.front());
-    if (!header.ok()) {
-      last = header.status();
+    RestartCopies::Copy& c = copies.Get(k, version);
+    if (!c.manifest.ok()) continue;
+    bool has_sidecar = FindParityEntry(*c.manifest) != nullptr;
+    if (c.part_size_wrong) {
+      if (has_sidecar) repairable.push_back(k);
       continue;
     }
-    return CheckRegionsMatch(*header, regions);
+    const Result<PartHeader>& header = copies.Header(k, version);
+    if (header.ok()) return CheckRegionsMatch(*header, regions);
+    last = header.status();
+    if (has_sidecar && last.code() == Code::kCorrupt) repairable.push_back(k);
+  }
+  for (int k : repairable) {
+    RestartCopies::Copy& c = copies.Get(k, version);
+    const FileEntry& part = RestartCopies::Part(c);
+    std::string path = tiers_[k]->FilePath(copies.name(), version, part.name);
+    Status cause = c.part_size_wrong ? Error(Code::kCorrupt, "'{}' has the wrong size", path)
+                                     : c.header->status();
+    const Result<RepairedPart>& repaired = copies.Repaired(k, version, cause);
+    if (!repaired.ok()) {
+      last = repaired.status();
+      continue;
+    }
+    auto header = PartHeaderFromBuffer(repaired->bytes, copies.name(), version, part, path);
+    if (header.ok()) return CheckRegionsMatch(*header, regions);
+    last = header.status();
   }
   return last;
 }
 
-Status Engine::RestoreLocal(const std::string& name, int64_t version, std::string* source,
-                            uint64_t* bytes) {
+Status Engine::RestoreLocal(RestartCopies& copies, int64_t version, std::string* source,
+                            uint64_t* bytes, double* created) {
+  const std::string& name = copies.name();
   std::vector<Region> regions = SortedRegions();
   Status last = Error(Code::kNotFound, "no copy of '{}' version {} on this rank", name, version);
   for (int k = 0; k < kTierKinds; ++k) {
     Tier* t = tiers_[k].get();
     if (t == nullptr) continue;
     Status s = [&]() -> Status {
-      bool part_size_wrong = false;
-      CAIRN_ASSIGN_OR_RETURN(Manifest m, CheckCopyOrRepairable(*t, name, version, &part_size_wrong));
-      if (m.files.empty() || m.files.front().kind != FileKind::kPart) {
-        return Error(Code::kCorrupt, "manifest of '{}' version {} lists no part file", name, version);
-      }
-      const FileEntry& part = m.files.front();
+      RestartCopies::Copy& c = copies.Get(k, version);
+      CAIRN_RETURN_IF_ERROR(c.manifest.status());
+      const Manifest& m = *c.manifest;
+      const FileEntry& part = RestartCopies::Part(c);
+      std::string path = t->FilePath(name, version, part.name);
       Status read = [&]() -> Status {
-        if (part_size_wrong) return Error(Code::kCorrupt, "'{}' has the wrong size", part.name);
-        CAIRN_ASSIGN_OR_RETURN(PartHeader header, ReadPartHeader(*t, name, version, part));
-        CAIRN_RETURN_IF_ERROR(CheckRegionsMatch(header, regions));
-        return ReadPartInto(*t, name, version, part, header, regions);
+        if (c.part_size_wrong) return Error(Code::kCorrupt, "'{}' has the wrong size", path);
+        const Result<PartHeader>& header = copies.Header(k, version);
+        CAIRN_RETURN_IF_ERROR(header.status());
+        CAIRN_RETURN_IF_ERROR(CheckRegionsMatch(*header, regions));
+        return ReadPartInto(*t, name, version, part, regions);
       }();
       const FileEntry* parity = FindParityEntry(m);
       if (!read.ok() && read.code() == Code::kCorrupt && parity != nullptr) {
         // Repair before giving up on the copy (software chipkill).
-        read = RestoreRepairedPart(*t, name, version, part, *parity, regions, read);
+        const Result<RepairedPart>& repaired = copies.Repaired(k, version, read);
+        read = repaired.ok() ? ReadPartFromBuffer(repaired->bytes, name, version, part, regions, path)
+                             : repaired.status();
       }
       CAIRN_RETURN_IF_ERROR(read);
       bool any_routed = false;
@@ -98,6 +208,7 @@ Status Engine::RestoreLocal(const std::string& name, int64_t version, std::strin
                                               JoinPath(route_dir_, m.files[i].logical)));
       }
       *bytes = m.DataBytes() - (parity != nullptr ? parity->size : 0);  // data, not parity
+      *created = m.created;
       return Status::Ok();
     }();
     if (s.ok()) {
@@ -114,20 +225,69 @@ Status Engine::RestoreLocal(const std::string& name, int64_t version, std::strin
   return last;
 }
 
+Status Engine::MeasureRollback(RestartCopies& copies, double restored_created,
+                               RestartReport* report) {
+  const std::string& name = copies.name();
+  // The newest version with a manifest of this rank: on each tier, the
+  // first from the top of its listing.
+  int64_t newest = report->version;
+  for (int k = 0; k < kTierKinds; ++k) {
+    if (!tiers_[k]) continue;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto versions = tiers_[k]->Versions(name);
+    if (!versions.ok()) continue;
+    std::sort(versions->begin(), versions->end(), std::greater<>());
+    for (int64_t v : *versions) {
+      if (v <= newest) break;
+      if (HasManifest(*tiers_[k], name, v, comm_->rank())) {
+        newest = v;
+        break;
+      }
+    }
+  }
+  // [0]: newest version, [1]: latest creation time of the restored one.
+  std::vector<int64_t> agreed{newest, Micros(restored_created)};
+  CAIRN_RETURN_IF_ERROR(comm_->AllreduceMax(agreed));
+  report->newest = agreed[0];
+  report->rollback_versions = report->newest - report->version;
+  report->rollback_seconds = 0;
+  if (report->rollback_versions == 0) return Status::Ok();
+  // Only ranks holding a manifest of the newest version know when it was
+  // made; its files may be damaged (that may be why it was not restored),
+  // so the manifest is read on its own when the copy did not check.
+  int64_t newest_created = kUnknownTime;
+  for (int k = 0; k < kTierKinds && newest_created == kUnknownTime; ++k) {
+    if (!tiers_[k] || !HasManifest(*tiers_[k], name, report->newest, comm_->rank())) continue;
+    RestartCopies::Copy& c = copies.Get(k, report->newest);
+    if (c.manifest.ok()) {
+      newest_created = Micros(c.manifest->created);
+    } else if (auto m = ReadManifest(*tiers_[k], name, report->newest, comm_->rank()); m.ok()) {
+      newest_created = Micros(m->created);
+    }
+  }
+  std::vector<int64_t> latest{newest_created};
+  CAIRN_RETURN_IF_ERROR(comm_->AllreduceMax(latest));
+  if (latest[0] != kUnknownTime && agreed[1] != kUnknownTime && latest[0] > agreed[1]) {
+    report->rollback_seconds = static_cast<double>(latest[0] - agreed[1]) * 1e-6;
+  }
+  return Status::Ok();
+}
+
 Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) {
   CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
   if (version < 0) return Error(Code::kInvalidArgument, "version {} is negative", version);
   double start = clock_->MonotonicSeconds();
   RestartReport report;
   report.requested = version;
-  CAIRN_ASSIGN_OR_RETURN(int64_t v, AgreeOnVersion(name, version));
+  RestartCopies copies(*this, name);
+  CAIRN_ASSIGN_OR_RETURN(int64_t v, AgreeOnVersion(copies, version));
   Status cause = Error(Code::kNotFound,
                        "no version <= {} of checkpoint '{}' is recoverable on every rank", version,
                        name);
   while (v != kNone) {
     // Shapes first, on every rank, so that a mismatch anywhere leaves
     // every rank's memory untouched.
-    Status shape = CheckRestoreShape(name, v);
+    Status shape = CheckRestoreShape(copies, v);
     std::vector<int64_t> mismatch{shape.code() == Code::kMismatch ? 1 : 0};
     CAIRN_RETURN_IF_ERROR(comm_->AllreduceMax(mismatch));
     if (mismatch[0]) {
@@ -137,37 +297,37 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
     }
     std::string source;
     uint64_t bytes = 0;
-    Status local = RestoreLocal(name, v, &source, &bytes);
+    double created = 0;
+    // The node's ranks take turns as [io] parallelism says for the durable
+    // level, which a restart after a failure mostly reads.
+    Status local = InWaves(IoParallelismFor(TierFor(Placement::kSsd)).read, [&] {
+      return RestoreLocal(copies, v, &source, &bytes, &created);
+    });
     bool unused = false;
     Status agreed = Agree(local, &unused);
     if (agreed.ok()) {
       report.version = v;
       report.tier = source;
       report.bytes = bytes;
+      CAIRN_RETURN_IF_ERROR(MeasureRollback(copies, created, &report));
       report.seconds = clock_->MonotonicSeconds() - start;
+      interval_.OnRestart(report.seconds);
       Log(LogLevel::kInfo,
-          "restart: '{}' version {} from tier {} ({} bytes, {:.3f} s, {} older version(s) tried)",
-          name, v, source, bytes, report.seconds, report.versions_rolled_back);
+          "restart: '{}' version {} from tier {} ({} bytes, {:.3f} s); newest version {}, "
+          "rolled back {} version(s), {:.6g} s ({} failed to restore)",
+          name, v, source, bytes, report.seconds, report.newest, report.rollback_versions,
+          report.rollback_seconds, report.versions_failed);
       return report;
     }
     Log(LogLevel::kWarn, "'{}' version {} could not be restored ({}); trying an older version",
         name, v, agreed.ToString());
     cause = agreed;
-    ++report.versions_rolled_back;
-    CAIRN_ASSIGN_OR_RETURN(v, AgreeOnVersion(name, v - 1));
+    ++report.versions_failed;
+    CAIRN_ASSIGN_OR_RETURN(v, AgreeOnVersion(copies, v - 1));
   }
   return Error(cause.code() == Code::kNotFound ? Code::kNotFound : Code::kCorrupt,
                "no recoverable version <= {} of checkpoint '{}' (last cause: {})", version, name,
                cause.ToString());
-}
-
-Status Engine::RestoreRepairedPart(const Tier& t, const std::string& name, int64_t version,
-                                   const FileEntry& part, const FileEntry& parity,
-                                   const std::vector<Region>& regions, const Status& cause) {
-  CAIRN_ASSIGN_OR_RETURN(RepairedPart repaired,
-                         RepairAndCount(t, name, version, part, parity, cause, "restart"));
-  return ReadPartFromBuffer(repaired.bytes, name, version, part, regions,
-                            t.FilePath(name, version, part.name));
 }
 
 }  // namespace cairn

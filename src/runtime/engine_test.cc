@@ -81,6 +81,9 @@ TEST_F(EngineTest, CheckpointDrainsAndRestartsBitExact) {
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->version, 30);
   EXPECT_EQ(report->tier, "memory");
+  EXPECT_EQ(report->newest, 30);
+  EXPECT_EQ(report->rollback_versions, 0);
+  EXPECT_EQ(report->rollback_seconds, 0.0);
   EXPECT_EQ(step_, 3);
   EXPECT_EQ(grid_, saved);
 }
@@ -118,6 +121,7 @@ TEST_F(EngineTest, DamagedNewestVersionRollsBack) {
     ASSERT_TRUE(e->Checkpoint("heat", 10).ok());
     at10 = grid_;
     grid_[0] = -1;
+    clock_.Advance(42.5);
     ASSERT_TRUE(e->Checkpoint("heat", 20).ok());
     ASSERT_TRUE(e->Finalize().ok());
   }
@@ -133,9 +137,115 @@ TEST_F(EngineTest, DamagedNewestVersionRollsBack) {
   auto report = e->Restart("heat", 20);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->version, 10);
-  EXPECT_EQ(report->versions_rolled_back, 1);
+  EXPECT_EQ(report->versions_failed, 1) << "20 was agreed on, then failed its CRCs";
+  EXPECT_EQ(report->newest, 20);
+  EXPECT_EQ(report->rollback_versions, 10);
+  EXPECT_DOUBLE_EQ(report->rollback_seconds, 42.5);
   EXPECT_EQ(grid_, at10);
   EXPECT_EQ(step_, 10);
+}
+
+TEST_F(EngineTest, VersionNoRankCanRecoverCountsInTheRollback) {
+  {
+    auto e = Open();
+    ProtectState(*e);
+    ASSERT_TRUE(e->Checkpoint("heat", 1).ok());
+    clock_.Advance(7);
+    ASSERT_TRUE(e->Checkpoint("heat", 2).ok());
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  // Version 2's parts are all truncated: its copies are incomplete, so the
+  // agreement skips it without trying to restore it.
+  for (TierKind k : {TierKind::kMemory, TierKind::kSsd, TierKind::kPfs}) {
+    std::string part = TierOf(k).FilePath("heat", 2, PartFileName(0));
+    ASSERT_TRUE(env_->MapFile(part, 1000, true).ok());
+  }
+  auto e = Open();
+  ProtectState(*e);
+  auto report = e->Restart("heat", 2);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->version, 1);
+  EXPECT_EQ(report->versions_failed, 0);
+  EXPECT_EQ(report->newest, 2);
+  EXPECT_EQ(report->rollback_versions, 1);
+  EXPECT_DOUBLE_EQ(report->rollback_seconds, 7.0);
+}
+
+TEST_F(EngineTest, RestartOfAnOlderVersionReportsTheNewest) {
+  auto e = Open();
+  ProtectState(*e);
+  step_ = 1;
+  ASSERT_TRUE(e->Checkpoint("heat", 1).ok());
+  clock_.Advance(3);
+  step_ = 2;
+  ASSERT_TRUE(e->Checkpoint("heat", 2).ok());
+  auto report = e->Restart("heat", 1);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(step_, 1);
+  EXPECT_EQ(report->newest, 2);
+  EXPECT_EQ(report->rollback_versions, 1);
+  EXPECT_DOUBLE_EQ(report->rollback_seconds, 3.0);
+}
+
+// The only copy of the version is a memory-tier part cut short, with an ECC
+// sidecar: it must count as recoverable and be rebuilt bit-exact.
+TEST_F(EngineTest, TruncatedOnlyMemoryCopyIsRepairedFromItsSidecar) {
+  for (EccMode mode : {EccMode::kNormal, EccMode::kStrong}) {
+    SCOPED_TRACE(mode == EccMode::kNormal ? "ecc = normal" : "ecc = strong");
+    config_.tier(TierKind::kMemory).ecc = mode;
+    const std::string name = mode == EccMode::kNormal ? "normal" : "strong";
+    std::iota(grid_.begin(), grid_.end(), mode == EccMode::kNormal ? 3.25 : -8.5);
+    step_ = 77;
+    {
+      auto e = Open();
+      ProtectState(*e);
+      ASSERT_TRUE(e->Checkpoint(name, 4).ok());
+      ASSERT_TRUE(e->Finalize().ok());
+    }
+    for (TierKind k : {TierKind::kSsd, TierKind::kPfs}) {
+      ASSERT_TRUE(env_->DeleteRecursive(TierOf(k).VersionDir(name, 4)).ok());
+    }
+    std::vector<double> saved = grid_;
+    std::string part = TierOf(TierKind::kMemory).FilePath(name, 4, PartFileName(0));
+    uint64_t size = *env_->FileSize(part);
+    // The last shard (kEccShardSize bytes) of the grid, and the step after it.
+    ASSERT_TRUE(env_->MapFile(part, size - 5000, true).ok());
+    std::fill(grid_.begin(), grid_.end(), 0.0);
+    step_ = -1;
+    auto e = Open();
+    ProtectState(*e);
+    EXPECT_EQ(*e->RestartTest(name, -1), 4);
+    auto report = e->Restart(name, 4);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->version, 4);
+    EXPECT_EQ(report->tier, "memory");
+    EXPECT_EQ(report->rollback_versions, 0);
+    EXPECT_GT(e->ecc_shards_corrected(), 0u);
+    EXPECT_EQ(step_, 77);
+    EXPECT_EQ(grid_, saved);
+  }
+}
+
+TEST_F(EngineTest, TruncatedMemoryCopyWithOtherRegionsIsAMismatch) {
+  config_.tier(TierKind::kMemory).ecc = EccMode::kNormal;
+  {
+    auto e = Open();
+    ProtectState(*e);
+    ASSERT_TRUE(e->Checkpoint("heat", 1).ok());
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  for (TierKind k : {TierKind::kSsd, TierKind::kPfs}) {
+    ASSERT_TRUE(env_->DeleteRecursive(TierOf(k).VersionDir("heat", 1)).ok());
+  }
+  std::string part = TierOf(TierKind::kMemory).FilePath("heat", 1, PartFileName(0));
+  ASSERT_TRUE(env_->MapFile(part, *env_->FileSize(part) - 100, true).ok());
+  auto e = Open();
+  std::vector<double> smaller(100, 42.0);
+  ASSERT_TRUE(e->Protect(0, smaller.data(), smaller.size(), sizeof(double)).ok());
+  ASSERT_TRUE(e->Protect(1, &step_, 1, sizeof(step_)).ok());
+  auto report = e->Restart("heat", 1);
+  EXPECT_EQ(report.status().code(), Code::kMismatch) << report.status().ToString();
+  EXPECT_EQ(smaller, std::vector<double>(100, 42.0));
 }
 
 TEST_F(EngineTest, MismatchLeavesMemoryUntouched) {

@@ -436,28 +436,6 @@ double RaplMeter::JoulesBetween(const std::vector<uint64_t>& before,
   return uj * 1e-6;
 }
 
-// --- mpirun ----------------------------------------------------------------
-
-MpiLaunch DetectMpiLaunch(const GetEnvFn& getenv) {
-  MpiLaunch l;
-  auto num = [&](std::initializer_list<const char*> names, int* out) {
-    for (const char* n : names) {
-      const char* v = getenv(n);
-      if (v && *v) {
-        *out = std::atoi(v);
-        return true;
-      }
-    }
-    return false;
-  };
-  l.under_mpirun = num({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"},
-                       &l.size);
-  num({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK", "SLURM_LOCALID"},
-      &l.local_rank);
-  if (l.size < 1) l.size = 1;
-  return l;
-}
-
 std::vector<int> ParallelismLevels(int max_parallelism) {
   std::vector<int> out;
   int p = std::max(1, max_parallelism);
@@ -470,68 +448,142 @@ std::vector<int> ParallelismLevels(int max_parallelism) {
   return out;
 }
 
+
 // --- measurement -----------------------------------------------------------
 
 namespace {
 
+// An error's text travels to the other ranks in this many 8-byte words;
+// longer texts are cut.
+constexpr size_t kErrorWords = 48;
+
+// Every rank passes its own status; every rank gets ok, or the error of the
+// lowest failing rank as "rank R: ...". Ranks that went on alone after a
+// local failure would wait forever in the next collective. Collective.
+Status Agree(Comm& comm, const Status& mine) {
+  if (comm.size() == 1) return mine;
+  CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> codes,
+                         comm.Allgather(static_cast<int64_t>(mine.code())));
+  auto failed = std::find_if(codes.begin(), codes.end(), [](int64_t c) { return c != 0; });
+  if (failed == codes.end()) return Status::Ok();
+  constexpr size_t kBytes = kErrorWords * sizeof(int64_t);
+  std::vector<int64_t> words(kErrorWords, 0);
+  std::memcpy(words.data(), mine.message().data(), std::min(mine.message().size(), kBytes));
+  CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> texts, comm.AllgatherWords(words));
+  const auto rank = static_cast<size_t>(failed - codes.begin());
+  const char* text = reinterpret_cast<const char*>(texts.data() + rank * kErrorWords);
+  return Status(static_cast<Code>(*failed),
+                fmt::format("rank {}: {}", rank, std::string(text, ::strnlen(text, kBytes))));
+}
+
 struct Measured {
-  double seconds = 0;
-  double cpu_seconds = 0;
-  double joules = 0;
+  double seconds = 0;      // the slowest rank's
+  double cpu_seconds = 0;  // every rank's together
+  double joules = 0;       // rank 0's RAPL zones, over rapl_seconds
+  double rapl_seconds = 0;
 };
 
-// Runs body(thread) on n threads released together; times the whole.
-Result<Measured> RunParallel(int n, Clock* clock, const RaplMeter& rapl,
-                             const std::function<Status(int)>& body) {
-  std::vector<Status> status(static_cast<size_t>(n));
-  std::latch ready(n + 1);
+// One timed pass: `threads` threads of this rank (0: none) each run
+// body(thread), the threads of every rank released together after a barrier.
+// Thread creation is outside the timed span. Collective.
+Result<Measured> TimedPass(Comm& comm, int threads, Clock* clock, const RaplMeter& rapl,
+                           const std::function<Status(int)>& body) {
+  std::vector<Status> status(static_cast<size_t>(threads));
+  std::latch ready(threads + 1);
   std::latch go(1);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < n; ++t) {
-    threads.emplace_back([&, t] {
+  std::atomic<bool> cancelled{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
       ready.count_down();
       go.wait();
-      status[static_cast<size_t>(t)] = body(t);
+      if (!cancelled) status[static_cast<size_t>(t)] = body(t);
     });
   }
   ready.arrive_and_wait();
-  std::vector<uint64_t> e0, e1;
+  Status barrier = comm.Barrier();
+  if (!barrier.ok()) cancelled = true;
+  std::vector<uint64_t> e0;
+  double rapl_t0 = 0;
   if (rapl.available()) {
     auto r = rapl.Read();
     if (r.ok()) e0 = *r;
+    rapl_t0 = clock->MonotonicSeconds();
   }
-  double cpu0 = ProcessCpuSeconds();
-  double t0 = clock->MonotonicSeconds();
+  const double cpu0 = ProcessCpuSeconds();
+  const double t0 = clock->MonotonicSeconds();
   go.count_down();
-  for (auto& th : threads) th.join();
-  Measured m;
-  m.seconds = clock->MonotonicSeconds() - t0;
-  m.cpu_seconds = ProcessCpuSeconds() - cpu0;
-  if (rapl.available() && !e0.empty()) {
-    auto r = rapl.Read();
-    if (r.ok()) m.joules = rapl.JoulesBetween(e0, *r);
+  for (auto& th : pool) th.join();
+  const double seconds = threads > 0 ? clock->MonotonicSeconds() - t0 : 0;
+  const double cpu = threads > 0 ? ProcessCpuSeconds() - cpu0 : 0;
+  CAIRN_RETURN_IF_ERROR(barrier);
+  Status mine;
+  for (const Status& s : status) {
+    if (mine.ok()) mine = s;
   }
-  for (const Status& s : status) CAIRN_RETURN_IF_ERROR(s);
+  CAIRN_RETURN_IF_ERROR(Agree(comm, mine));
+  std::vector<int64_t> slowest_ns{std::llround(seconds * 1e9)};
+  CAIRN_RETURN_IF_ERROR(comm.AllreduceMax(slowest_ns));
+  std::vector<double> cpu_total{cpu};
+  CAIRN_RETURN_IF_ERROR(comm.AllreduceSum(cpu_total));
+  Measured m;
+  m.seconds = static_cast<double>(slowest_ns[0]) * 1e-9;
+  m.cpu_seconds = cpu_total[0];
+  if (!e0.empty()) {
+    auto r = rapl.Read();
+    if (r.ok()) {
+      m.joules = rapl.JoulesBetween(e0, *r);
+      m.rapl_seconds = clock->MonotonicSeconds() - rapl_t0;
+    }
+  }
   return m;
+}
+
+// The profile's grids of tier `name`, made on first use.
+DeviceIoProfile& DeviceGrids(IoProfile& prof, const std::string& name, ParallelismKind kind,
+                             const std::vector<int>& levels, const std::vector<uint64_t>& blocks,
+                             const ProfilerOptions& options, bool rapl) {
+  for (auto& d : prof.devices) {
+    if (d.name == name) return d;
+  }
+  DeviceIoProfile& dev = prof.devices.emplace_back();
+  dev.name = name;
+  dev.parallelism = levels;
+  dev.parallelism_kind = kind;
+  if (options.power_table) {
+    auto it = options.power_table->device_active_w.find(dev.name);
+    if (it != options.power_table->device_active_w.end()) {
+      dev.active_w[0] = it->second[0];
+      dev.active_w[1] = it->second[1];
+    }
+  }
+  const size_t nf = prof.frequencies_khz.size();
+  for (uint64_t block : blocks) {
+    IoBlockProfile& b = dev.blocks.emplace_back();
+    b.block_size = block;
+    for (IoOpProfile& o : b.ops) {
+      o.throughput_bps.assign(nf, std::vector<double>(levels.size(), 0));
+      o.busy_cores.assign(nf, std::vector<double>(levels.size(), 0));
+      if (rapl) o.watts.assign(nf, std::vector<double>(levels.size(), 0));
+    }
+  }
+  return dev;
 }
 
 }  // namespace
 
 Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const ProfilerOptions& options) {
   ProfileResult result;
-  GetEnvFn getenv = options.getenv ? options.getenv : GetEnvFn([](const char* n) {
-    return static_cast<const char*>(std::getenv(n));
-  });
+  std::unique_ptr<Comm> alone;
+  Comm* comm = options.comm;
+  if (comm == nullptr) {
+    alone = NewSingleComm();
+    comm = alone.get();
+  }
+  const bool rank0 = comm->rank() == 0;
+  result.helper = !rank0;
   Clock* clock = options.clock ? options.clock : Clock::Real();
 
-  MpiLaunch mpi = DetectMpiLaunch(getenv);
-  if (mpi.under_mpirun && mpi.local_rank != 0) {
-    result.skipped = true;
-    result.notes.push_back(fmt::format(
-        "skipped: local rank {} under mpirun; only local rank 0 of a node profiles it",
-        mpi.local_rank));
-    return result;
-  }
   if (options.bytes == 0) return Error(Code::kInvalidArgument, "bytes per measurement must be > 0");
   std::vector<uint64_t> blocks = options.block_sizes;
   std::sort(blocks.begin(), blocks.end());
@@ -539,158 +591,205 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
   if (blocks.empty() || blocks.front() == 0) {
     return Error(Code::kInvalidArgument, "block sizes must be > 0");
   }
-  int hw = static_cast<int>(std::thread::hardware_concurrency());
-  if (hw < 1) hw = 1;
-  int max_p = options.max_parallelism > 0 ? options.max_parallelism : hw;
-  std::vector<int> levels = ParallelismLevels(max_p);
-
-  // Tiers to measure.
   std::vector<std::unique_ptr<Tier>> tiers;
+  int64_t tier_mask = 0;
   for (int k = 0; k < kTierKinds; ++k) {
     auto tier = OpenNodeTier(env, config, static_cast<TierKind>(k), options.node);
-    if (tier) tiers.push_back(std::move(tier));
+    if (!tier) continue;
+    tiers.push_back(std::move(tier));
+    tier_mask |= int64_t{1} << k;
   }
   if (tiers.empty()) return Error(Code::kConfig, "no tier is enabled in the configuration");
 
-  // Power.
-  RaplMeter rapl = RaplMeter::Open(env, options.sys_root);
-  const bool use_rapl = rapl.available();
-  if (!use_rapl && !options.power_table) {
-    return Error(Code::kConfig,
-                 "no power source: RAPL is not readable ({}); give a power table "
-                 "(--power-table FILE.json, docs/model.md \"Measuring a profile\")",
-                 rapl.reason());
+  // The ranks on rank 0's node, and this rank's place among them (-1: on
+  // another node).
+  CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> nodes, comm->Allgather(comm->node()));
+  int local_ranks = 0, local_index = -1;
+  for (int r = 0; r < comm->size(); ++r) {
+    if (nodes[static_cast<size_t>(r)] != nodes[0]) continue;
+    if (r == comm->rank()) local_index = local_ranks;
+    ++local_ranks;
   }
+  const bool processes = local_ranks >= 2;
+  const ParallelismKind kind = processes ? ParallelismKind::kProcesses : ParallelismKind::kThreads;
 
-  // CPU frequencies.
-  auto cpufreq = CpuFreqControl::Open(env, options.sys_root, options.cpuinfo_path);
-  std::vector<uint32_t> freqs =
-      cpufreq->can_set() ? cpufreq->frequencies() : std::vector<uint32_t>{cpufreq->current_khz()};
-
-  IoProfile& prof = result.profile;
-  prof.frequencies_khz = freqs;
-  prof.cores = hw;
-  prof.power_source = use_rapl ? PowerSource::kRapl : PowerSource::kTable;
-  if (options.power_table) {
-    for (uint32_t f : freqs) {
-      bool exact = true;
-      size_t row = options.power_table->RowFor(f, &exact);
-      prof.idle_w.push_back(options.power_table->idle_w[row]);
-      prof.core_busy_w.push_back(options.power_table->core_busy_w[row]);
-      if (!exact) {
-        result.notes.push_back(fmt::format("power table has no row for {} kHz: used {} kHz", f,
-                                           options.power_table->frequencies_khz[row]));
-      }
+  // The node's power and frequency are node-wide: rank 0 alone reads and
+  // sets them, so that ranks never undo each other's cpufreq settings.
+  int hw = static_cast<int>(std::thread::hardware_concurrency());
+  if (hw < 1) hw = 1;
+  RaplMeter rapl;
+  std::unique_ptr<CpuFreqControl> cpufreq;
+  std::vector<uint32_t> freqs;
+  int max_p = 0;
+  Status setup;
+  if (rank0) {
+    rapl = RaplMeter::Open(env, options.sys_root);
+    if (!rapl.available() && !options.power_table) {
+      setup = Error(Code::kConfig,
+                    "no power source: RAPL is not readable ({}); give a power table "
+                    "(--power-table FILE.json, docs/model.md \"Measuring a profile\")",
+                    rapl.reason());
+    } else {
+      cpufreq = CpuFreqControl::Open(env, options.sys_root, options.cpuinfo_path);
+      freqs = cpufreq->can_set() ? cpufreq->frequencies()
+                                 : std::vector<uint32_t>{cpufreq->current_khz()};
+    }
+    if (processes) {
+      max_p = options.max_parallelism > 0 ? std::min(options.max_parallelism, local_ranks)
+                                          : local_ranks;
+    } else {
+      max_p = options.max_parallelism > 0 ? options.max_parallelism : hw;
     }
   }
+  CAIRN_RETURN_IF_ERROR(Agree(*comm, setup));
+  // Every rank runs the same loops, of rank 0's sizes.
+  std::vector<int64_t> plan{rank0 ? static_cast<int64_t>(freqs.size()) : 0, rank0 ? max_p : 0,
+                            rank0 ? tier_mask : 0};
+  CAIRN_RETURN_IF_ERROR(comm->AllreduceMax(plan));
+  const size_t nf = static_cast<size_t>(plan[0]);
+  max_p = static_cast<int>(plan[1]);
+  CAIRN_RETURN_IF_ERROR(Agree(
+      *comm, tier_mask == plan[2]
+                 ? Status::Ok()
+                 : Error(Code::kConfig, "this rank's configuration enables other tiers than "
+                                        "rank 0's")));
+  const std::vector<int> levels = ParallelismLevels(max_p);
+  // This rank's writers at parallelism p: the first p ranks of the node with
+  // one each, or rank 0 with p threads.
+  auto writers = [&](int p) {
+    if (processes) return local_index >= 0 && local_index < p ? 1 : 0;
+    return rank0 ? p : 0;
+  };
+  const bool writes = writers(levels.back()) > 0;
+  const bool use_rapl = rapl.available();
 
-  // Notes that make the profile honest about what it is.
-  result.notes.push_back(
-      mpi.under_mpirun
-          ? fmt::format("run under mpirun ({} processes): only local rank 0 measured; "
-                        "parallelism is threads of one process, process parallelism NOT measured",
-                        mpi.size)
-          : "parallelism is threads of one process (not under mpirun; process parallelism not "
-            "measured)");
-  if (cpufreq->can_set()) {
-    result.notes.push_back(fmt::format("DVFS: swept {} frequencies through the {}",
-                                       freqs.size(), cpufreq->method_name()));
-  } else {
-    result.notes.push_back(fmt::format(
-        "DVFS unavailable ({}); recorded the current frequency {} kHz{}", cpufreq->reason(),
-        cpufreq->current_khz(),
-        cpufreq->current_source().empty() ? " (unknown)" : " from " + cpufreq->current_source()));
-  }
-  if (use_rapl) {
-    std::string zones;
-    for (const auto& z : rapl.zone_names()) zones += (zones.empty() ? "" : "+") + z;
-    result.notes.push_back("power: measured with RAPL (" + zones +
-                           ": CPU packages and DRAM only, not the whole node)");
-  } else {
-    result.notes.push_back(fmt::format("power: NOT measured (RAPL unavailable: {}); from the "
-                                       "user's power table {}",
-                                       rapl.reason(), options.power_table_name));
-  }
-  std::string bs_text;
-  for (uint64_t b : blocks) bs_text += (bs_text.empty() ? "" : ", ") + SizeText(b);
-  result.notes.push_back(fmt::format("{} per measurement; grids hold the best of block sizes {}",
-                                     SizeText(options.bytes), bs_text));
+  IoProfile& prof = result.profile;
+  if (rank0) {
+    prof.frequencies_khz = freqs;
+    prof.cores = hw;
+    prof.power_source = use_rapl ? PowerSource::kRapl : PowerSource::kTable;
+    if (options.power_table) {
+      for (uint32_t f : freqs) {
+        bool exact = true;
+        size_t row = options.power_table->RowFor(f, &exact);
+        prof.idle_w.push_back(options.power_table->idle_w[row]);
+        prof.core_busy_w.push_back(options.power_table->core_busy_w[row]);
+        if (!exact) {
+          result.notes.push_back(fmt::format("power table has no row for {} kHz: used {} kHz", f,
+                                             options.power_table->frequencies_khz[row]));
+        }
+      }
+    }
 
-  const int total = static_cast<int>(freqs.size() * tiers.size() * levels.size() * blocks.size());
+    // Notes that make the profile honest about what it is.
+    if (processes) {
+      result.notes.push_back(fmt::format(
+          "parallelism is processes: 1..{} of the {} ranks mpirun put on this node each write, "
+          "then read, their own file at once, started by a barrier; throughput is all bytes "
+          "over the slowest rank's time, busy cores the writing ranks' CPU time over it; ranks "
+          "not writing wait in MPI, which may keep a core busy polling",
+          max_p, local_ranks));
+      if (options.max_parallelism > local_ranks) {
+        result.notes.push_back(fmt::format(
+            "--max-parallelism {} exceeds the {} ranks on this node: measured up to {}",
+            options.max_parallelism, local_ranks, local_ranks));
+      }
+    } else if (comm->size() > 1) {
+      result.notes.push_back(fmt::format(
+          "parallelism is threads of rank 0: mpirun ran {} processes but only rank 0 on this "
+          "node (process parallelism needs 2 or more ranks on the node)",
+          comm->size()));
+    } else {
+      result.notes.push_back(
+          "parallelism is threads of one process (run alone; process parallelism not measured: "
+          "run it under mpirun with one rank per writer)");
+    }
+    if (comm->nodes() > 1) {
+      result.notes.push_back(fmt::format(
+          "ranks on the other {} node(s) measured nothing; the profile is of rank 0's node",
+          comm->nodes() - 1));
+    }
+    if (cpufreq->can_set()) {
+      result.notes.push_back(fmt::format("DVFS: swept {} frequencies through the {}",
+                                         freqs.size(), cpufreq->method_name()));
+    } else {
+      result.notes.push_back(fmt::format(
+          "DVFS unavailable ({}); recorded the current frequency {} kHz{}", cpufreq->reason(),
+          cpufreq->current_khz(),
+          cpufreq->current_source().empty() ? " (unknown)" : " from " + cpufreq->current_source()));
+    }
+    if (use_rapl) {
+      std::string zones;
+      for (const auto& z : rapl.zone_names()) zones += (zones.empty() ? "" : "+") + z;
+      result.notes.push_back("power: measured with RAPL (" + zones +
+                             ": CPU packages and DRAM only, not the whole node)");
+    } else {
+      result.notes.push_back(fmt::format("power: NOT measured (RAPL unavailable: {}); from the "
+                                         "user's power table {}",
+                                         rapl.reason(), options.power_table_name));
+    }
+    std::string bs_text;
+    for (uint64_t b : blocks) bs_text += (bs_text.empty() ? "" : ", ") + SizeText(b);
+    result.notes.push_back(fmt::format("{} per measurement; one grid per block size: {}",
+                                       SizeText(options.bytes), bs_text));
+  }
+
+  const int total = static_cast<int>(nf * tiers.size() * levels.size() * blocks.size());
   int done = 0;
   std::vector<uint8_t> pattern(blocks.back());
   for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<uint8_t>(i * 131 + 7);
 
+  // Every failure is agreed on before the next collective, so that all ranks
+  // leave the loops at the same point.
   Status failure;
-  for (size_t fi = 0; fi < freqs.size() && failure.ok(); ++fi) {
-    if (cpufreq->can_set()) {
-      failure = cpufreq->Set(freqs[fi]);
-      if (!failure.ok()) break;
-    }
+  for (size_t fi = 0; fi < nf && failure.ok(); ++fi) {
+    failure = Agree(*comm, rank0 && cpufreq->can_set() ? cpufreq->Set(freqs[fi]) : Status::Ok());
+    if (!failure.ok()) break;
     for (size_t ti = 0; ti < tiers.size() && failure.ok(); ++ti) {
       Tier& tier = *tiers[ti];
       const bool persist = tier.persists();
       const bool direct = persist && tier.config().direct_io;
-      if (fi == 0) {
-        if (!persist) {
+      DeviceIoProfile* dev = nullptr;
+      if (rank0) {
+        if (fi == 0 && !persist) {
           result.notes.push_back(std::string(tier.name()) +
                                  ": memory file system; reads come from RAM by nature");
-        } else if (direct) {
+        } else if (fi == 0) {
+          const char* how =
+              direct ? "O_DIRECT (where the file system allows)" : "buffered (direct_io = false)";
           result.notes.push_back(
-              std::string(tier.name()) +
-              ": writes O_DIRECT (where the file system allows) + fsync; page cache NOT evicted "
-              "before reads (no fadvise in Env): reads are uncached only where O_DIRECT was "
-              "honoured");
-        } else {
-          result.notes.push_back(std::string(tier.name()) +
-                                 ": writes buffered + fsync (direct_io = false); cache not "
-                                 "evicted: reads may come from the page cache");
+              std::string(tier.name()) + ": writes " + how +
+              " + fsync; page cache evicted before reads (fdatasync + POSIX_FADV_DONTNEED), "
+              "so reads come from the device except on a memory file system (tmpfs), which "
+              "keeps its pages");
         }
+        dev = &DeviceGrids(prof, tier.name(), kind, levels, blocks, options, use_rapl);
       }
-      DeviceIoProfile* dev = nullptr;
-      for (auto& d : prof.devices) {
-        if (d.name == tier.name()) dev = &d;
-      }
-      if (!dev) {
-        prof.devices.emplace_back();
-        dev = &prof.devices.back();
-        dev->name = tier.name();
-        dev->parallelism = levels;
-        if (options.power_table) {
-          auto it = options.power_table->device_active_w.find(dev->name);
-          if (it != options.power_table->device_active_w.end()) {
-            dev->active_w[0] = it->second[0];
-            dev->active_w[1] = it->second[1];
-          }
-        }
-        for (IoOpProfile& o : dev->ops) {
-          o.throughput_bps.assign(freqs.size(), std::vector<double>(levels.size(), 0));
-          o.busy_cores.assign(freqs.size(), std::vector<double>(levels.size(), 0));
-          if (use_rapl) o.watts.assign(freqs.size(), std::vector<double>(levels.size(), 0));
-        }
-      }
-      const std::string scratch =
-          JoinPath(tier.root(), fmt::format(".cairn-profile-{}", ::getpid()));
-      failure = env->CreateDirs(scratch);
+      // Per rank: ranks of one node may not share a pid namespace.
+      const std::string scratch = JoinPath(
+          tier.root(), fmt::format(".cairn-profile-{}-{}", ::getpid(), comm->rank()));
+      failure = Agree(*comm, writes ? env->CreateDirs(scratch) : Status::Ok());
       if (!failure.ok()) break;
       for (size_t pi = 0; pi < levels.size() && failure.ok(); ++pi) {
         const int p = levels[pi];
-        for (uint64_t block : blocks) {
-          if (options.progress) {
+        const int mine = writers(p);
+        for (size_t bi = 0; bi < blocks.size(); ++bi) {
+          const uint64_t block = blocks[bi];
+          if (rank0 && options.progress) {
             options.progress(done, total,
                              fmt::format("{} p={} {} @{} kHz", tier.name(), p, SizeText(block),
                                          freqs[fi]));
           }
           ++done;
-          // Each thread moves a whole number of blocks, at least one.
-          uint64_t per_thread = std::max<uint64_t>(1, (options.bytes / p + block - 1) / block);
-          const uint64_t bytes = per_thread * block * static_cast<uint64_t>(p);
+          // Each writer moves a whole number of blocks, at least one.
+          uint64_t per_writer = std::max<uint64_t>(1, (options.bytes / p + block - 1) / block);
+          const uint64_t bytes = per_writer * block * static_cast<uint64_t>(p);
           auto file_of = [&](int t) { return JoinPath(scratch, fmt::format("t{}", t)); };
           WriteOptions wo;
           wo.direct_io = direct;
-          auto wrote = RunParallel(p, clock, rapl, [&](int t) -> Status {
+          auto wrote = TimedPass(*comm, mine, clock, rapl, [&](int t) -> Status {
             CAIRN_ASSIGN_OR_RETURN(auto f, env->NewWritableFile(file_of(t), wo));
-            for (uint64_t i = 0; i < per_thread; ++i) {
+            for (uint64_t i = 0; i < per_writer; ++i) {
               CAIRN_RETURN_IF_ERROR(f->Append(pattern.data(), block));
             }
             if (persist) CAIRN_RETURN_IF_ERROR(f->Sync());
@@ -700,12 +799,20 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
             failure = wrote.status();
             break;
           }
+          // A read of pages the write left in the page cache measures memory,
+          // not the device. (The memory tier's pages are the file.)
+          Status evicted;
+          for (int t = 0; t < mine && persist && evicted.ok(); ++t) {
+            evicted = env->EvictFromCache(file_of(t));
+          }
+          failure = Agree(*comm, evicted);
+          if (!failure.ok()) break;
           std::atomic<uint64_t> sum{0};
-          auto read = RunParallel(p, clock, rapl, [&](int t) -> Status {
+          auto read = TimedPass(*comm, mine, clock, rapl, [&](int t) -> Status {
             CAIRN_ASSIGN_OR_RETURN(auto f, env->NewReadableFile(file_of(t)));
             std::vector<uint8_t> buf(block);
             uint64_t local = 0;
-            for (uint64_t i = 0; i < per_thread; ++i) {
+            for (uint64_t i = 0; i < per_writer; ++i) {
               CAIRN_RETURN_IF_ERROR(f->ReadAt(i * block, buf.data(), block));
               local += buf[i % block];  // touch the data
             }
@@ -716,6 +823,7 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
             failure = read.status();
             break;
           }
+          if (!rank0) continue;
           for (IoOp op : {IoOp::kWrite, IoOp::kRead}) {
             const Measured& m = op == IoOp::kWrite ? *wrote : *read;
             ProfileSample s;
@@ -728,34 +836,33 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
             s.seconds = std::max(m.seconds, 1e-9);
             s.throughput_bps = static_cast<double>(bytes) / s.seconds;
             s.busy_cores = std::clamp(m.cpu_seconds / s.seconds, 0.0, static_cast<double>(hw));
-            s.watts = use_rapl ? m.joules / s.seconds : 0;
+            s.watts = use_rapl ? m.joules / std::max(m.rapl_seconds, 1e-9) : 0;
             result.samples.push_back(s);
-            IoOpProfile& o = dev->op(op);
-            if (s.throughput_bps > o.throughput_bps[fi][pi]) {
-              o.throughput_bps[fi][pi] = s.throughput_bps;
-              o.busy_cores[fi][pi] = s.busy_cores;
-              if (use_rapl) o.watts[fi][pi] = s.watts;
-            }
+            IoOpProfile& o = dev->blocks[bi].op(op);
+            o.throughput_bps[fi][pi] = s.throughput_bps;
+            o.busy_cores[fi][pi] = s.busy_cores;
+            if (use_rapl) o.watts[fi][pi] = s.watts;
           }
         }
       }
-      (void)env->DeleteRecursive(scratch);
+      if (writes) (void)env->DeleteRecursive(scratch);
     }
   }
-  Status restored = cpufreq->Restore();
+  Status finished = rank0 ? cpufreq->Restore() : Status::Ok();
   CAIRN_RETURN_IF_ERROR(failure);
-  CAIRN_RETURN_IF_ERROR(restored);
-  if (options.progress) options.progress(total, total, "done");
-
-  char host[256] = "unknown";
-  (void)::gethostname(host, sizeof(host) - 1);
-  std::time_t now = static_cast<std::time_t>(Clock::Real()->WallSeconds());
-  char date[32] = "";
-  struct tm tm_utc;
-  if (::gmtime_r(&now, &tm_utc)) std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
-  prof.description = fmt::format("cairn profile on {}, {}", host, date);
-  for (const std::string& n : result.notes) prof.description += "; " + n;
-  CAIRN_RETURN_IF_ERROR(ValidateIoProfile(prof));
+  if (rank0 && finished.ok()) {
+    if (options.progress) options.progress(total, total, "done");
+    char host[256] = "unknown";
+    (void)::gethostname(host, sizeof(host) - 1);
+    std::time_t now = static_cast<std::time_t>(Clock::Real()->WallSeconds());
+    char date[32] = "";
+    struct tm tm_utc;
+    if (::gmtime_r(&now, &tm_utc)) std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
+    prof.description = fmt::format("cairn profile on {}, {}", host, date);
+    for (const std::string& n : result.notes) prof.description += "; " + n;
+    finished = ValidateIoProfile(prof);
+  }
+  CAIRN_RETURN_IF_ERROR(Agree(*comm, finished));
   return result;
 }
 

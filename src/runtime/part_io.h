@@ -39,18 +39,25 @@ Result<FileEntry> WriteRoutedFile(Tier& tier, const std::string& name, int64_t v
                                   const std::string& file, const std::string& logical,
                                   const std::string& source);
 
-// Reads and checks the header of a committed part file against its entry.
+// Reads the header of a committed part file and checks it against its
+// entry: the block CRCs of the header extent, then what it describes.
 Result<PartHeader> ReadPartHeader(const Tier& tier, const std::string& name, int64_t version,
                                   const FileEntry& entry);
+// As ReadPartHeader, from a whole part file held in memory (one repaired
+// from its ECC sidecar); `origin` names it in errors.
+Result<PartHeader> PartHeaderFromBuffer(const std::vector<uint8_t>& bytes, const std::string& name,
+                                        int64_t version, const FileEntry& entry,
+                                        const std::string& origin);
 
 // kMismatch naming the first difference, if the regions differ from header's.
 Status CheckRegionsMatch(const PartHeader& header, const std::vector<Region>& regions);
 
-// Reads the part's regions into application memory, verifying every block.
-// REQUIRES: CheckRegionsMatch(header, regions).ok().
+// Reads the part's regions into application memory, verifying every block
+// (the header was checked by ReadPartHeader and is not read again).
+// REQUIRES: ReadPartHeader(entry) succeeded and CheckRegionsMatch(that
+// header, regions).ok().
 Status ReadPartInto(const Tier& tier, const std::string& name, int64_t version,
-                    const FileEntry& entry, const PartHeader& header,
-                    const std::vector<Region>& regions);
+                    const FileEntry& entry, const std::vector<Region>& regions);
 
 // As ReadPartHeader + CheckRegionsMatch + ReadPartInto, from a part file
 // held in memory (one repaired from its ECC sidecar): checks the header and

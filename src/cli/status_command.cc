@@ -1,0 +1,369 @@
+// cairn status: per node, how much Cairn has written to the SSD (the wear
+// ledger), how long the SSD lasts at the current rate against its warranty
+// (Eq. 1, 2 of the CLC), and where the Checkpoint Location Controller put the
+// checkpoints — memory, ssd or skipped — in the latest run and over all runs
+// (the placement history, runtime/placement_history.h), with the slowdown it
+// measured last. docs/clc.md "Status" describes every field.
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/inventory.h"
+#include "cli/output.h"
+#include "cli/plot.h"
+#include "cli/store_commands.h"
+#include "env/device.h"
+#include "model/json.h"
+#include "policy/clc.h"
+#include "runtime/catalog.h"
+#include "runtime/placement_history.h"
+#include "storage/wear_ledger.h"
+
+namespace cairn {
+namespace {
+
+// Checkpoint calls of one run, or of all runs, by where they went.
+struct Split {
+  int runs = 0;
+  int64_t calls = 0;
+  int64_t memory = 0;
+  int64_t ssd = 0;
+  int64_t skip = 0;
+  int64_t other = 0;  // a placement this version of cairn does not know
+
+  void Add(const PlacementRecord& r) {
+    ++calls;
+    if (r.placement == "memory") {
+      ++memory;
+    } else if (r.placement == "ssd") {
+      ++ssd;
+    } else if (r.placement == "skip") {
+      ++skip;
+    } else {
+      ++other;
+    }
+  }
+};
+
+struct NodeStatus {
+  std::string node;
+  std::string root;        // the node's ssd tier directory
+  std::string ledger_dir;
+  WearLedgerSnapshot ledger;
+  std::vector<PlacementRecord> history;
+  std::vector<std::string> problems;
+  bool failed = false;     // a ledger or history that exists could not be read
+
+  // The rate and the lifetimes at that rate.
+  double rate_start = 0;   // the span the rate is measured over
+  double rate_end = 0;
+  double rate_bps = 0;
+  SsdWear wear;
+  LifetimeEstimate life;
+
+  Split latest;
+  Split overall;
+  const PlacementRecord* last() const { return history.empty() ? nullptr : &history.back(); }
+  bool has_data() const { return !history.empty() || !ledger.writers.empty(); }
+};
+
+std::string Utc(double seconds) {
+  time_t t = static_cast<time_t>(seconds);
+  struct tm tm;
+  char text[32] = "?";
+  if (::gmtime_r(&t, &tm) != nullptr) std::strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string Years(double seconds) {
+  if (std::isinf(seconds)) return "infinite";
+  return fmt::format("{:.2f} y", seconds / kSecondsPerYear);
+}
+
+std::string Percent(int64_t part, int64_t whole) {
+  return whole == 0 ? "-" : fmt::format("{:.1f} %", 100.0 * static_cast<double>(part) /
+                                                       static_cast<double>(whole));
+}
+
+// Reads one node's ledger and history and derives the figures.
+NodeStatus ReadNode(Env* env, const Config& config, const NodeTier& nt) {
+  NodeStatus n;
+  n.node = nt.node;
+  n.root = nt.tier->root();
+  // The engine's choice of ledger directory: the device of the tier root,
+  // or dev-unknown when it cannot be determined.
+  auto device = DeviceOf(n.root);
+  n.ledger_dir = WearLedgerDir(n.root, device.ok() ? std::optional(*device) : std::nullopt);
+  auto ledger = ReadWearLedger(env, n.ledger_dir);
+  if (ledger.ok()) {
+    n.ledger = std::move(ledger).value();
+    n.problems.insert(n.problems.end(), n.ledger.problems.begin(), n.ledger.problems.end());
+  } else {
+    n.failed = true;
+    n.problems.push_back("wear ledger: " + ledger.status().ToString());
+  }
+  auto history = ReadPlacementHistory(env, n.root);
+  if (history.ok()) {
+    n.history = std::move(history).value();
+  } else if (history.status().code() != Code::kNotFound) {
+    n.failed = true;
+    n.problems.push_back("placement history: " + history.status().ToString());
+  }
+
+  // The current rate: B_SSD over the latest run (the controller's span,
+  // and its window if one is configured); with no history, over the
+  // ledger's whole life.
+  double end = 0;
+  for (const WearWriterState& w : n.ledger.writers) {
+    if (!w.series.empty()) end = std::max(end, w.series.back().time);
+  }
+  double not_before = 0;
+  if (const PlacementRecord* last = n.last()) {
+    not_before = last->run_start;
+    end = std::max(end, last->time + last->checkpoint_seconds);
+    // One run's records are contiguous: its node's first rank appends them.
+    double previous_start = std::nan("");
+    for (const PlacementRecord& r : n.history) {
+      if (r.run_start != previous_start) ++n.overall.runs;
+      previous_start = r.run_start;
+      n.overall.Add(r);
+      if (r.run_start == last->run_start) n.latest.Add(r);
+    }
+    n.latest.runs = 1;
+  }
+  WearReading reading;
+  reading.ledger_bytes = n.ledger.bytes;
+  if (end > 0) {
+    const double window = config.placement.bandwidth_window;
+    n.rate_start = n.ledger.SpanStart(end, window, not_before);
+    n.rate_end = end;
+    reading.bandwidth = n.ledger.Bandwidth(end, window, not_before);
+  }
+  n.rate_bps = reading.bandwidth;
+  n.wear = MakeSsdWear(config.ssd_endurance(), reading);
+  n.life = EstimateLifetime(n.wear);
+  return n;
+}
+
+JsonValue SplitJson(const Split& s) {
+  JsonValue v = JsonValue::Object{};
+  v.Set("runs", s.runs);
+  v.Set("checkpoints", s.calls);
+  v.Set("memory", s.memory);
+  v.Set("ssd", s.ssd);
+  v.Set("skip", s.skip);
+  if (s.other > 0) v.Set("other", s.other);
+  return v;
+}
+
+JsonValue NodeJson(const NodeStatus& n) {
+  JsonValue v = JsonValue::Object{};
+  v.Set("node", n.node);
+  v.Set("ssd_root", n.root);
+  v.Set("ledger_dir", n.ledger_dir);
+  v.Set("ledger_bytes", n.ledger.bytes);
+  v.Set("ssd_bytes_used", n.wear.used_bytes);
+  v.Set("ssd_rating_bytes", n.wear.rating_bytes);
+  v.Set("warranty_s", n.wear.warranty_seconds);
+  v.Set("rate_bps", n.rate_bps);
+  v.Set("rate_start", n.rate_start);
+  v.Set("rate_end", n.rate_end);
+  v.Set("expected_lifetime_s", n.life.expected_seconds);
+  // JSON has no infinity: null is an SSD that is not being written.
+  v.Set("estimated_lifetime_s",
+        std::isinf(n.life.estimated_seconds) ? JsonValue() : JsonValue(n.life.estimated_seconds));
+  v.Set("wearing_too_fast", !(n.life.estimated_seconds > n.life.expected_seconds));
+  const PlacementRecord* last = n.last();
+  v.Set("wear_source", last ? last->wear_source : std::string("ledger"));
+  v.Set("latest_run_start", last ? JsonValue(last->run_start) : JsonValue());
+  v.Set("latest_run", SplitJson(n.latest));
+  v.Set("overall", SplitJson(n.overall));
+  v.Set("slowdown", last ? JsonValue(last->slowdown) : JsonValue());
+  v.Set("slowdown_bound", last ? JsonValue(last->slowdown_bound) : JsonValue());
+  v.Set("last_rule", last ? JsonValue(last->rule) : JsonValue());
+  JsonValue::Array problems;
+  for (const std::string& p : n.problems) problems.emplace_back(p);
+  v.Set("problems", std::move(problems));
+  return v;
+}
+
+void PrintText(const std::vector<NodeStatus>& nodes, const Config& config) {
+  const SsdEndurance e = config.ssd_endurance();
+  std::printf(
+      "SSD endurance %s PBW, warranty %s, written before Cairn %s; rate = B_SSD over the latest "
+      "run (%s)\n\n",
+      fmt::format("{:g}", e.rating_bytes / 1e15).c_str(), Years(e.warranty_seconds).c_str(),
+      HumanBytes(static_cast<uint64_t>(e.already_written_bytes)).c_str(),
+      config.placement.bandwidth_window > 0
+          ? fmt::format("last {:g} s", config.placement.bandwidth_window).c_str()
+          : "since the run started");
+  Table wear({"NODE", "WRITTEN BY CAIRN", "RATED LIFE USED", "RATE", "LIFETIME AT RATE",
+              "EXPECTED", "PACE", "RATE FROM"});
+  Table placement({"NODE", "RUN", "CALLS", "MEMORY", "SSD", "SKIPPED", "SLOWDOWN", "BOUND",
+                   "LAST RULE"});
+  for (const NodeStatus& n : nodes) {
+    const PlacementRecord* last = n.last();
+    wear.Add({n.node, HumanBytes(n.ledger.bytes),
+              fmt::format("{:.3g} %", 100 * n.wear.used_bytes / n.wear.rating_bytes),
+              fmt::format("{:.2f} MB/s", n.rate_bps / 1e6), Years(n.life.estimated_seconds),
+              Years(n.life.expected_seconds),
+              n.life.estimated_seconds > n.life.expected_seconds ? "ok" : "too fast",
+              last ? last->wear_source : "ledger"});
+    auto row = [&](const std::string& runs, const Split& s, bool with_last) {
+      placement.Add({n.node, runs, std::to_string(s.calls), Percent(s.memory, s.calls),
+                     Percent(s.ssd, s.calls), Percent(s.skip, s.calls),
+                     with_last && last ? fmt::format("{:.1f} %", 100 * last->slowdown) : "",
+                     with_last && last ? fmt::format("{:g} %", 100 * last->slowdown_bound) : "",
+                     with_last && last ? last->rule : ""});
+    };
+    if (last) {
+      row("latest, " + Utc(last->run_start), n.latest, true);
+      row(fmt::format("all {} run{}", n.overall.runs, n.overall.runs == 1 ? "" : "s"), n.overall,
+          false);
+    }
+  }
+  std::puts("SSD wear");
+  wear.Print();
+  std::puts("\nCheckpoint placement");
+  if (placement.empty()) {
+    std::puts("no placement history yet (written by runs with the ssd tier enabled)");
+  } else {
+    placement.Print();
+  }
+  for (const NodeStatus& n : nodes) {
+    for (const std::string& p : n.problems) {
+      std::printf("note: node %s: %s\n", n.node.c_str(), p.c_str());
+    }
+  }
+}
+
+// The data of the figure (scripts/cairn_plot.py, kind "status").
+JsonValue PlotData(const std::vector<NodeStatus>& nodes, const Config& config) {
+  JsonValue::Array out;
+  for (const NodeStatus& n : nodes) {
+    JsonValue::Array time, run_start, expected, estimated, placement, ledger_time, ledger_bytes;
+    for (const PlacementRecord& r : n.history) {
+      time.emplace_back(r.time);
+      run_start.emplace_back(r.run_start);
+      expected.emplace_back(r.expected_lifetime_seconds / kSecondsPerYear);
+      if (std::isfinite(r.estimated_lifetime_seconds)) {
+        estimated.emplace_back(r.estimated_lifetime_seconds / kSecondsPerYear);
+      } else {
+        estimated.emplace_back();  // null: not being written, infinite
+      }
+      placement.emplace_back(r.placement);
+    }
+    // A writer's count is exactly 0 before its first sample.
+    std::vector<WearSample> series = n.ledger.Series();
+    if (!series.empty() && n.ledger.created > 0 && n.ledger.created < series.front().time) {
+      series.insert(series.begin(), WearSample{n.ledger.created, 0});
+    }
+    for (const WearSample& s : series) {
+      ledger_time.emplace_back(s.time);
+      ledger_bytes.emplace_back(s.bytes);
+    }
+    JsonValue v = JsonValue::Object{};
+    v.Set("node", n.node);
+    v.Set("time", std::move(time));
+    v.Set("run_start", std::move(run_start));
+    v.Set("expected_years", std::move(expected));
+    v.Set("estimated_years", std::move(estimated));
+    v.Set("placement", std::move(placement));
+    v.Set("ledger_time", std::move(ledger_time));
+    v.Set("ledger_bytes", std::move(ledger_bytes));
+    out.push_back(std::move(v));
+  }
+  JsonValue data = JsonValue::Object{};
+  data.Set("kind", "status");
+  data.Set("title", fmt::format("cairn status: {} (SSD tier, {} node{})", config.dir, nodes.size(),
+                                nodes.size() == 1 ? "" : "s"));
+  data.Set("warranty_years", config.ssd_endurance().warranty_seconds / kSecondsPerYear);
+  data.Set("nodes", std::move(out));
+  return data;
+}
+
+int RunStatus(const std::string& config_path, bool json, const std::string& plot) {
+  auto config = LoadCliConfig(config_path);
+  if (!config.ok()) {
+    std::fprintf(stderr, "cairn status: %s\n", config.status().ToString().c_str());
+    return 2;
+  }
+  if (!config->tier(TierKind::kSsd).enabled) {
+    std::fprintf(stderr, "cairn status: the ssd tier is disabled in the configuration: no SSD "
+                         "wear or placement history to show\n");
+    return 0;
+  }
+  Env* env = PosixEnv();
+  auto node_tiers = OpenAllNodeTiers(env, *config, TierKind::kSsd);
+  if (!node_tiers.ok()) {
+    std::fprintf(stderr, "cairn status: %s\n", node_tiers.status().ToString().c_str());
+    return 1;
+  }
+  std::vector<NodeStatus> nodes;
+  bool failed = false;
+  for (const NodeTier& nt : *node_tiers) {
+    NodeStatus n = ReadNode(env, *config, nt);
+    failed = failed || n.failed;
+    if (n.has_data() || n.failed) nodes.push_back(std::move(n));
+  }
+  if (nodes.empty()) {
+    std::fprintf(stderr, "cairn status: nothing recorded yet under %s: no wear ledger or "
+                         "placement history on any node's ssd tier\n",
+                 ExpandTierPath(config->tier(TierKind::kSsd).path, config->dir, "*").c_str());
+    return plot.empty() ? 0 : 1;
+  }
+  if (json) {
+    for (const NodeStatus& n : nodes) std::puts(WriteJson(NodeJson(n), 0).c_str());
+  } else {
+    PrintText(nodes, *config);
+  }
+  std::fflush(stdout);
+  if (!plot.empty()) {
+    Status drawn = DrawPlot(PlotData(nodes, *config), plot);
+    if (!drawn.ok()) {
+      std::fprintf(stderr, "cairn status: --plot %s: %s\n", plot.c_str(), drawn.ToString().c_str());
+      return 1;
+    }
+    if (!json) std::printf("wrote %s\n", plot.c_str());
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+void AddStatusCommand(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "status",
+      "Per node: SSD bytes Cairn has written (wear ledger), the SSD's projected lifetime at the "
+      "current rate against its warranty (Eq. 1, 2), and where checkpoints went (memory, ssd, "
+      "skipped) in the latest run and overall, with the last measured slowdown");
+  auto config = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  auto plot = std::make_shared<std::string>();
+  cmd->add_option("--config", *config,
+                  "Cairn configuration file (default: $CAIRN_CONFIG, else built-in defaults); "
+                  "its ssd tier and [tiers.ssd] endurance are used");
+  cmd->add_flag("--json", *json,
+                "one JSON object per node instead of the tables (docs/clc.md \"Status\")");
+  cmd->add_option("--plot", *plot,
+                  "also draw FILE.png: projected lifetime at each checkpoint (estimated and "
+                  "expected, warranty line), cumulative memory/ssd/skip counts, and the ledger's "
+                  "bytes over time; needs python3 with matplotlib")
+      ->type_name("FILE.png");
+  cmd->footer(
+      "Rate: B_SSD over the latest run (placement.bandwidth_window if set), or over the "
+      "ledger's life without a history. Exit status: 0 ok (also when nothing is recorded "
+      "yet), 2 bad configuration, 1 a ledger or history could not be read or the plot not "
+      "drawn.");
+  cmd->callback([&exit_code, config, json, plot] {
+    exit_code = RunStatus(*config, *json, *plot);
+  });
+}
+
+}  // namespace cairn

@@ -254,7 +254,7 @@ if (( RESTART_RC != 0 )); then
   sed -n '1,40p' "$TMP/restart.err" | indent
   echo "demo: the restarted job failed"; echo FAIL; exit 1
 fi
-RESUMED=$(sed -n 's/^heat: resumed from version \([0-9]*\) (step [0-9]*)$/\1/p' "$TMP/restart.log")
+RESUMED=$(sed -n 's/^heat: resumed from version \([0-9]*\) (step [0-9]*);.*/\1/p' "$TMP/restart.log")
 
 # ---------------------------------------------------------------- compare
 banner "6/6 compare the final grid with the reference"
@@ -282,8 +282,9 @@ if [[ -n $RESUMED ]]; then
   if [[ $LAST_REPORTED =~ ^[0-9]+$ ]] && (( RESUMED < LAST_REPORTED )); then
     echo "                    (newer versions were not complete on every node after the loss)"
   fi
-  # Cairn's info line per rank: "restart: 'heat' version V from tier T (B bytes, S s, N older ...)".
-  READS=$(sed -n "s/^cairn\[\([0-9]*\)\] info: restart: 'heat' version \([0-9]*\) from tier \([a-z]*\) (\([0-9]*\) bytes, \([0-9.]*\) s, \([0-9]*\) older.*/\1 \2 \3 \4 \5 \6/p" \
+  # Cairn's info line per rank: "restart: 'heat' version V from tier T (B bytes, S s); newest
+  # version N, rolled back K version(s), X s (F failed to restore)".
+  READS=$(sed -n "s/^cairn\[\([0-9]*\)\] info: restart: 'heat' version \([0-9]*\) from tier \([a-z]*\) (\([0-9]*\) bytes, \([0-9.]*\) s);.* (\([0-9]*\) failed to restore).*/\1 \2 \3 \4 \5 \6/p" \
             "$TMP/restart.err" | sort -n)
   if [[ -n $READS ]]; then
     echo "$READS" | awk '
@@ -292,7 +293,7 @@ if [[ -n $RESUMED ]]; then
       END { line = ""
             for (k in ranks) line = line (line == "" ? "" : "; ") "ranks " ranks[k] " from " k
             printf "                    read %s\n", line
-            printf "                    %d bytes read in at most %.3f s per rank; older versions tried: %d\n",
+            printf "                    %d bytes read in at most %.3f s per rank; versions that failed to restore: %d\n",
                    bytes, t, older }'
   else
     echo "                    (no 'restart:' info line from Cairn found on stderr)"

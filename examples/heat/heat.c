@@ -225,12 +225,16 @@ int main(int argc, char **argv) {
       snprintf(why, sizeof why, "restored version %d holds step counter %d", restored, step);
       Die("cairn_restart", why);
     }
+    cairn_restart_info info;
+    CAIRN_CHECK(cairn_last_restart(&info));
     if (g_rank == 0) {
       if (restored != latest) {
         printf("heat: newest recoverable version was %d, restored %d instead\n", latest,
                restored);
       }
-      printf("heat: resumed from version %d (step %d)\n", restored, step);
+      printf("heat: resumed from version %d (step %d); newest version written was %d, "
+             "%d version(s) and %.1f s rolled back\n",
+             restored, step, info.newest, info.rollback_versions, info.rollback_seconds);
       fflush(stdout);
     }
   } else if (g_rank == 0) {

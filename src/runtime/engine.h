@@ -191,7 +191,11 @@ class Engine {
   std::unique_ptr<PlacementController> controller_;
   PlacementOutcome last_outcome_;
   IntervalAdvisor interval_;
-  std::array<std::optional<IoParallelism>, kTierKinds> io_parallelism_;
+  struct SizedIoParallelism {
+    IoParallelism chosen;
+    bool sized = false;  // chosen knowing the node's checkpoint size
+  };
+  std::array<std::optional<SizedIoParallelism>, kTierKinds> io_parallelism_;
   CheckpointReport last_checkpoint_;
   int64_t checkpoints_ = 0;  // calls to Checkpoint that committed
   std::set<std::string> names_written_;

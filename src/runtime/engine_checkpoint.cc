@@ -257,13 +257,16 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
 
 const IoParallelism& Engine::IoParallelismFor(TierKind kind) {
   auto& slot = io_parallelism_[static_cast<int>(kind)];
-  if (!slot) {
-    slot = ResolveIoParallelism(config_, env_, kind,
-                                static_cast<double>(last_outcome_.node_bytes));
+  double node_bytes = static_cast<double>(last_outcome_.node_bytes);
+  // A restart before any checkpoint knows no checkpoint size, which the
+  // energy optimum needs: its choice is made again once one is known.
+  if (!slot || (!slot->sized && node_bytes > 0)) {
+    slot = SizedIoParallelism{ResolveIoParallelism(config_, env_, kind, node_bytes),
+                              node_bytes > 0};
     Log(LogLevel::kInfo, "tier {}: {} rank(s) per node write at once, {} read ({})",
-        TierKindName(kind), slot->write, slot->read, slot->source);
+        TierKindName(kind), slot->chosen.write, slot->chosen.read, slot->chosen.source);
   }
-  return *slot;
+  return slot->chosen;
 }
 
 Status Engine::InWaves(int parallelism, const std::function<Status()>& io) {

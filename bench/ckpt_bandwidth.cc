@@ -74,6 +74,7 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include "bench_support.h"
 #include "cairn/cairn.h"
 
 namespace {
@@ -701,15 +702,6 @@ void PrintTable(const std::vector<CaseResult>& cases, int ranks, uint64_t bytes,
 
 // ------------------------------------------------------------ the bench --
 
-std::string TomlString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 struct Run {
   Options opt;
   World w;
@@ -724,10 +716,10 @@ struct Run {
 bool WriteConfig(Run& r, const std::string& tier, std::string* path) {
   *path = r.run_dir + "/" + tier + ".toml";
   std::string t = "# ckpt_bandwidth: " + tier + " tier only, no draining\n";
-  t += "[general]\ndir = " + TomlString(r.run_dir) + "\n";
+  t += "[general]\ndir = " + cairn_bench::TomlString(r.run_dir) + "\n";
   if (tier == "memory") {
     t += "[placement]\npolicy = \"memory\"\n";
-    t += "[tiers.memory]\npath = " + TomlString(r.shm_dir + "/cairn/{node}") + "\n";
+    t += "[tiers.memory]\npath = " + cairn_bench::TomlString(r.shm_dir + "/cairn/{node}") + "\n";
     // Room for keep = 2 versions plus the one being written, per node.
     int local = 1;
     MPI_Comm_size(r.w.node, &local);
@@ -737,7 +729,7 @@ bool WriteConfig(Run& r, const std::string& tier, std::string* path) {
   } else {
     t += "[placement]\npolicy = \"ssd\"\n";
     t += "[tiers.memory]\nenabled = false\n";
-    t += "[tiers.ssd]\npath = " + TomlString(r.run_dir + "/cairn-ssd/{node}") + "\n";
+    t += "[tiers.ssd]\npath = " + cairn_bench::TomlString(r.run_dir + "/cairn-ssd/{node}") + "\n";
     t += "[tiers.pfs]\nenabled = false\n";
   }
   if (r.opt.ranks_per_node >= 0) {

@@ -130,6 +130,7 @@
 #include <mpi.h>
 
 #include "base/clock.h"
+#include "bench_support.h"
 #include "cairn/cairn.h"
 #include "env/env.h"
 #include "policy/clc.h"
@@ -656,15 +657,6 @@ double DeviceBytesWritten(const std::string& path) {
   return n == 7 ? static_cast<double>(v[6]) * 512 : -1;
 }
 
-std::string TomlString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // The configuration of one case (docs/config.md): fresh directories, pfs
 // off, keep 1, the policy's [placement] keys and the endurance.
 std::string CaseConfig(const Scenario& sc, const PolicyCase& policy, const RealSetup& setup,
@@ -672,12 +664,12 @@ std::string CaseConfig(const Scenario& sc, const PolicyCase& policy, const RealS
   const ClcSettings& s = policy.settings;
   const bool memory_only = s.policy == PlacementPolicy::kMemory;
   std::string t = "# clc_micro --real: case " + policy.name + "\n";
-  t += "[general]\ndir = " + TomlString(case_dir) + "\n";
+  t += "[general]\ndir = " + cairn_bench::TomlString(case_dir) + "\n";
   t += "[retention]\nkeep = 1\n";
-  t += "[tiers.memory]\npath = " + TomlString(shm_case_dir + "/{node}") + "\n";
+  t += "[tiers.memory]\npath = " + cairn_bench::TomlString(shm_case_dir + "/{node}") + "\n";
   t += fmt::format("capacity = \"{}\"\n", sc.memory_capacity);
   t += "[tiers.ssd]\n";
-  t += "path = " + TomlString(case_dir + "/ssd/{node}") + "\n";
+  t += "path = " + cairn_bench::TomlString(case_dir + "/ssd/{node}") + "\n";
   t += fmt::format("endurance_tbw = {:.6f}\n", sc.endurance.rating_bytes / 1e12);
   t += fmt::format("warranty_years = {:.6f}\n", sc.endurance.warranty_seconds / kSecondsPerYear);
   if (memory_only) {

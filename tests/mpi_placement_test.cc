@@ -91,6 +91,20 @@ class MpiPlacementTest : public ::testing::Test {
     return engine_->last_checkpoint();
   }
 
+  // Finalizes, restarts a fresh engine from `version` and checks every
+  // rank's bytes.
+  void FinishAndRestoreBitExact(int64_t version) {
+    ASSERT_TRUE(engine_->Finalize().ok());
+    engine_.reset();
+    std::fill(data_.begin(), data_.end(), 0);
+    Open();
+    auto report = engine_->Restart("state", version);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->version, version);
+    EXPECT_TRUE(cairn_test::HoldsVersion(data_, version * 16 + Rank()));
+    ASSERT_TRUE(engine_->Finalize().ok());
+  }
+
   bool HasCopy(TierKind kind, int64_t version) const {
     return fs::exists(TierRoot(kind, node()) + "/state/" + fmt::format("v{:010}", version) + "/" +
                       ManifestFileName(Rank()));
@@ -230,15 +244,17 @@ TEST_F(MpiPlacementTest, RanksOfANodeWriteInWavesAndRestoreBitExact) {
   config_.io.parallelism = 1;  // one rank of each node at a time
   Open();
   for (int64_t v = 1; v <= 3; ++v) ASSERT_EQ(Checkpoint(v).placement, Placement::kSsd);
-  ASSERT_TRUE(engine_->Finalize().ok());
-  engine_.reset();
-  std::fill(data_.begin(), data_.end(), 0);
+  FinishAndRestoreBitExact(3);
+}
+
+TEST_F(MpiPlacementTest, AutoParallelismWithoutAProfileMeasuresAndStaysBitExact) {
+  if (Size() != 4) GTEST_SKIP() << "needs 4 ranks";
+  config_.placement.policy = PlacementPolicy::kSsd;
+  config_.io.auto_parallelism = true;  // and no profile at io.profile
   Open();
-  auto report = engine_->Restart("state", 3);
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_EQ(report->version, 3);
-  EXPECT_TRUE(cairn_test::HoldsVersion(data_, 3 * 16 + Rank()));
-  ASSERT_TRUE(engine_->Finalize().ok());
+  // Two ranks per node: all at once, then one at a time, then the faster.
+  for (int64_t v = 1; v <= 4; ++v) ASSERT_EQ(Checkpoint(v).placement, Placement::kSsd);
+  FinishAndRestoreBitExact(4);
 }
 
 }  // namespace

@@ -124,6 +124,9 @@ class Engine {
   // [io] parallelism for tier `kind`, resolved at its first use (the
   // node's checkpoint size picks the energy optimum).
   const IoParallelism& IoParallelismFor(TierKind kind);
+  // Collective, after a committed write to `kind` that took `seconds` here:
+  // feeds the tuner of a measured default (the job's slowest rank counts).
+  void RecordWriteTime(TierKind kind, double seconds);
   // Runs io on this rank in its turn: the node's ranks take turns in waves
   // of `parallelism` (0: all at once). Every rank of the node must call it.
   Status InWaves(int parallelism, const std::function<Status()>& io);
@@ -194,6 +197,8 @@ class Engine {
   struct SizedIoParallelism {
     IoParallelism chosen;
     bool sized = false;  // chosen knowing the node's checkpoint size
+    // No profile on any rank: the write parallelism is being measured.
+    std::optional<ParallelismTuner> tuner;
   };
   std::array<std::optional<SizedIoParallelism>, kTierKinds> io_parallelism_;
   CheckpointReport last_checkpoint_;

@@ -205,13 +205,18 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
   uint64_t written = 0;
   for (;;) {
     Tier* t = tier(kind);
+    double write_start = clock_->MonotonicSeconds();
     Status local = InWaves(IoParallelismFor(kind).write, [&]() -> Status {
       CAIRN_ASSIGN_OR_RETURN(written, WriteVersion(*t, name, version));
       return Status::Ok();
     });
+    double write_seconds = clock_->MonotonicSeconds() - write_start;
     bool no_space = false;
     Status agreed = Agree(local, &no_space);
-    if (agreed.ok()) break;
+    if (agreed.ok()) {
+      RecordWriteTime(kind, write_seconds);
+      break;
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       // Every rank has given up on this version here, so none is writing
@@ -260,13 +265,38 @@ const IoParallelism& Engine::IoParallelismFor(TierKind kind) {
   double node_bytes = static_cast<double>(last_outcome_.node_bytes);
   // A restart before any checkpoint knows no checkpoint size, which the
   // energy optimum needs: its choice is made again once one is known.
-  if (!slot || (!slot->sized && node_bytes > 0)) {
+  if (!slot || (!slot->sized && !slot->tuner && node_bytes > 0)) {
     slot = SizedIoParallelism{ResolveIoParallelism(config_, env_, kind, node_bytes),
-                              node_bytes > 0};
+                              node_bytes > 0, std::nullopt};
+    // Every rank must measure, or none: the measurement is collective.
+    auto all_default = comm_->AllTrue(slot->chosen.source == "default");
+    if (all_default.ok() && *all_default) {
+      slot->tuner.emplace(comm_->ranks_on_node());
+      slot->chosen.source = "measuring";
+    }
     Log(LogLevel::kInfo, "tier {}: {} rank(s) per node write at once, {} read ({})",
         TierKindName(kind), slot->chosen.write, slot->chosen.read, slot->chosen.source);
   }
+  if (slot->tuner && !slot->tuner->done()) slot->chosen.write = slot->tuner->current();
   return slot->chosen;
+}
+
+void Engine::RecordWriteTime(TierKind kind, double seconds) {
+  auto& slot = io_parallelism_[static_cast<int>(kind)];
+  if (!slot || !slot->tuner || slot->tuner->done()) return;
+  auto slowest = comm_->Max(static_cast<int64_t>(seconds * 1e9));
+  if (!slowest.ok()) return;
+  ParallelismTuner& tuner = *slot->tuner;
+  tuner.Record(static_cast<double>(*slowest) / 1e9);
+  if (!tuner.done()) return;
+  slot->chosen = IoParallelism{tuner.best(), tuner.best(), "measured"};
+  std::string trials;
+  for (size_t i = 0; i < tuner.seconds().size(); ++i) {
+    trials += fmt::format("{}{}: {:.3f} s", i ? ", " : "", tuner.candidates()[i],
+                          tuner.seconds()[i]);
+  }
+  Log(LogLevel::kInfo, "tier {}: measured write parallelism {} (0 = all ranks) from {}",
+      TierKindName(kind), tuner.best(), trials);
 }
 
 Status Engine::InWaves(int parallelism, const std::function<Status()>& io) {

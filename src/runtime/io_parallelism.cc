@@ -48,6 +48,25 @@ Result<IoParallelism> ProfileParallelism(const IoProfile& profile, const std::st
   return out;
 }
 
+ParallelismTuner::ParallelismTuner(int ranks_on_node) {
+  candidates_.push_back(0);
+  for (int p = ranks_on_node / 2; p >= 1; p /= 2) candidates_.push_back(p);
+}
+
+void ParallelismTuner::Record(double seconds) {
+  if (done()) return;
+  seconds_.push_back(seconds);
+  ++next_;
+}
+
+int ParallelismTuner::best() const {
+  size_t best = 0;
+  for (size_t i = 1; i < seconds_.size(); ++i) {
+    if (seconds_[i] < seconds_[best]) best = i;
+  }
+  return candidates_[best];
+}
+
 IoParallelism ResolveIoParallelism(const Config& config, Env* env, TierKind kind,
                                    double node_bytes) {
   if (!config.io.auto_parallelism) {
@@ -61,8 +80,8 @@ IoParallelism ResolveIoParallelism(const Config& config, Env* env, TierKind kind
   }();
   if (!chosen.ok()) {
     Log(LogLevel::kWarn,
-        "io.parallelism = auto: no optimum for tier '{}' from '{}' ({}); every rank of a node "
-        "does its I/O at once (run `cairn profile --out {}`)",
+        "io.parallelism = auto: no optimum for tier '{}' from '{}' ({}); measuring a default on "
+        "the first checkpoints instead (run `cairn profile --out {}`)",
         TierKindName(kind), path, chosen.status().ToString(), path);
     return IoParallelism{0, 0, "default"};
   }

@@ -87,5 +87,38 @@ TEST(IoParallelismTest, AutoReadsTheProfileFile) {
   EXPECT_GE(p.read, 1);
 }
 
+TEST(ParallelismTunerTest, TriesAllThenHalvingAndKeepsTheFastest) {
+  ParallelismTuner tuner(8);
+  EXPECT_EQ(tuner.candidates(), (std::vector<int>{0, 4, 2, 1}));
+  const double times[] = {4.0, 2.5, 3.0, 3.5};
+  for (double t : times) {
+    ASSERT_FALSE(tuner.done());
+    tuner.Record(t);
+  }
+  EXPECT_TRUE(tuner.done());
+  EXPECT_EQ(tuner.best(), 4);
+  EXPECT_EQ(tuner.current(), 4);
+  tuner.Record(0.1);  // after the trials, records change nothing
+  EXPECT_EQ(tuner.best(), 4);
+}
+
+TEST(ParallelismTunerTest, OneRankHasOnlyAllAtOnce) {
+  ParallelismTuner tuner(1);
+  EXPECT_EQ(tuner.candidates(), (std::vector<int>{0}));
+  EXPECT_EQ(tuner.current(), 0);
+  tuner.Record(1.0);
+  EXPECT_TRUE(tuner.done());
+  EXPECT_EQ(tuner.best(), 0);
+}
+
+TEST(ParallelismTunerTest, TiesKeepTheEarlierCandidate) {
+  ParallelismTuner tuner(2);
+  EXPECT_EQ(tuner.current(), 0);
+  tuner.Record(1.0);
+  EXPECT_EQ(tuner.current(), 1);
+  tuner.Record(1.0);
+  EXPECT_EQ(tuner.best(), 0);
+}
+
 }  // namespace
 }  // namespace cairn

@@ -151,6 +151,8 @@ typedef struct cairn_restart_info {
   char tier[16];            /* where this rank read from: "memory", "ssd", "pfs" */
   unsigned long long bytes; /* bytes this rank read (part file with its header, routed files) */
   double seconds;           /* time inside the call on this rank */
+  unsigned long long ecc_shards_corrected; /* shards of this rank's memory copy corrected
+                                              from its ECC sidecar (tiers.memory.ecc) */
 } cairn_restart_info;
 
 /* Fills *info. CAIRN_E_NOT_FOUND before the first successful restart. */

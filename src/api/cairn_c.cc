@@ -241,6 +241,7 @@ int cairn_last_restart(cairn_restart_info* info) {
     cairn::CopyText(r->tier, info->tier);
     info->bytes = r->bytes;
     info->seconds = r->seconds;
+    info->ecc_shards_corrected = r->ecc_shards_corrected;
     return static_cast<int>(CAIRN_SUCCESS);
   });
 }

@@ -55,6 +55,9 @@ struct RestartReport {
   // also counts versions the agreement skipped because a rank had no
   // complete copy. (Was versions_rolled_back.)
   int versions_failed = 0;
+  // Shards of this rank's memory-tier parts corrected from their ECC
+  // sidecars during this restart.
+  uint64_t ecc_shards_corrected = 0;
 };
 
 // What a checkpoint call did.

@@ -279,6 +279,7 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
   double start = clock_->MonotonicSeconds();
   RestartReport report;
   report.requested = version;
+  uint64_t corrected_before = ecc_shards_corrected();
   RestartCopies copies(*this, name);
   CAIRN_ASSIGN_OR_RETURN(int64_t v, AgreeOnVersion(copies, version));
   Status cause = Error(Code::kNotFound,
@@ -311,6 +312,7 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
       report.bytes = bytes;
       CAIRN_RETURN_IF_ERROR(MeasureRollback(copies, created, &report));
       report.seconds = clock_->MonotonicSeconds() - start;
+      report.ecc_shards_corrected = ecc_shards_corrected() - corrected_before;
       interval_.OnRestart(report.seconds);
       Log(LogLevel::kInfo,
           "restart: '{}' version {} from tier {} ({} bytes, {:.3f} s); newest version {}, "

@@ -221,6 +221,7 @@ TEST_F(EngineTest, TruncatedOnlyMemoryCopyIsRepairedFromItsSidecar) {
     EXPECT_EQ(report->tier, "memory");
     EXPECT_EQ(report->rollback_versions, 0);
     EXPECT_GT(e->ecc_shards_corrected(), 0u);
+    EXPECT_EQ(report->ecc_shards_corrected, e->ecc_shards_corrected());
     EXPECT_EQ(step_, 77);
     EXPECT_EQ(grid_, saved);
   }

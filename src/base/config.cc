@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <type_traits>
 
 #include <toml++/toml.h>
 
@@ -37,6 +38,17 @@ Result<long long> ParseInteger(const std::string& key, const std::string& text, 
   return v;
 }
 
+// A finite decimal number (TOML integers and floats both arrive as text).
+Result<double> ParseNumber(const std::string& key, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  double d = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(d)) {
+    return BadValue(key, text, "expected a number");
+  }
+  return d;
+}
+
 Result<bool> ParseBool(const std::string& key, const std::string& text) {
   if (text == "true" || text == "1" || text == "yes" || text == "on") return true;
   if (text == "false" || text == "0" || text == "no" || text == "off") return false;
@@ -45,7 +57,6 @@ Result<bool> ParseBool(const std::string& key, const std::string& text) {
 
 // Helpers that build ConfigKey entries; `field` selects the member to set.
 using StringField = std::function<std::string&(Config&)>;
-using IntField = std::function<int&(Config&)>;
 
 ConfigKey StringKey(std::string section, std::string name, std::string fallback,
                     std::string doc, StringField field) {
@@ -58,24 +69,16 @@ ConfigKey StringKey(std::string section, std::string name, std::string fallback,
           }};
 }
 
+// Field: a callable Config& -> an integer member (int or int64_t).
+template <typename Field>
 ConfigKey IntKey(std::string section, std::string name, std::string fallback, std::string doc,
-                 long long lo, long long hi, IntField field) {
+                 long long lo, long long hi, Field field) {
   std::string full = section + "." + name;
   return {section, name, fmt::format("int ({}..{})", lo, hi), fallback, doc,
           [field, full, lo, hi](Config& c, const std::string& v) -> Status {
             CAIRN_ASSIGN_OR_RETURN(long long n, ParseInteger(full, v, lo, hi));
-            field(c) = static_cast<int>(n);
-            return Status::Ok();
-          }};
-}
-
-ConfigKey Int64Key(std::string section, std::string name, std::string fallback, std::string doc,
-                   long long lo, long long hi, std::function<int64_t&(Config&)> field) {
-  std::string full = section + "." + name;
-  return {section, name, fmt::format("int ({}..{})", lo, hi), fallback, doc,
-          [field, full, lo, hi](Config& c, const std::string& v) -> Status {
-            CAIRN_ASSIGN_OR_RETURN(long long n, ParseInteger(full, v, lo, hi));
-            field(c) = n;
+            auto& member = field(c);
+            member = static_cast<std::remove_reference_t<decltype(member)>>(n);
             return Status::Ok();
           }};
 }
@@ -85,12 +88,7 @@ ConfigKey FloatKey(std::string section, std::string name, std::string fallback, 
   std::string full = section + "." + name;
   return {section, name, fmt::format("number ({}..{})", lo, hi), fallback, doc,
           [field, full, lo, hi](Config& c, const std::string& v) -> Status {
-            errno = 0;
-            char* end = nullptr;
-            double d = std::strtod(v.c_str(), &end);
-            if (v.empty() || *end != '\0' || errno != 0 || !std::isfinite(d)) {
-              return BadValue(full, v, "expected a number");
-            }
+            CAIRN_ASSIGN_OR_RETURN(double d, ParseNumber(full, v));
             if (d < lo || d > hi) return BadValue(full, v, fmt::format("expected {} to {}", lo, hi));
             field(c) = d;
             return Status::Ok();
@@ -222,11 +220,11 @@ std::vector<ConfigKey> BuildKeys() {
   keys.push_back(FloatKey("placement", "slowdown_bound", "0.10",
                           "clc: bound on T_chk / (T_compute + T_chk), strictly between 0 and 1",
                           0, 1, [](Config& c) -> double& { return c.placement.slowdown_bound; }));
-  keys.push_back(Int64Key("placement", "force_ssd_every", "0",
+  keys.push_back(IntKey("placement", "force_ssd_every", "0",
                           "every Nth checkpoint call goes to the SSD whatever the policy (0: off)",
                           0, 1LL << 40,
                           [](Config& c) -> int64_t& { return c.placement.force_ssd_every; }));
-  keys.push_back(Int64Key("placement", "ratio", "10",
+  keys.push_back(IntKey("placement", "ratio", "10",
                           "ratio: every Nth checkpoint call goes to the SSD (10: the paper's 9:1)",
                           1, 1LL << 40, [](Config& c) -> int64_t& { return c.placement.ratio; }));
   keys.push_back(FloatKey("placement", "bandwidth_window", "0",
@@ -242,14 +240,12 @@ std::vector<ConfigKey> BuildKeys() {
           s.mode = v == "off" ? IntervalMode::kOff : IntervalMode::kAuto;
           return Status::Ok();
         }
-        errno = 0;
-        char* end = nullptr;
-        double d = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end != '\0' || errno != 0 || !std::isfinite(d) || !(d > 0)) {
+        auto d = ParseNumber("placement.interval", v);
+        if (!d.ok() || !(*d > 0)) {
           return BadValue("placement.interval", v, "expected off, auto, or seconds > 0");
         }
         s.mode = IntervalMode::kFixed;
-        s.fixed_seconds = d;
+        s.fixed_seconds = *d;
         return Status::Ok();
       }});
   keys.push_back(ConfigKey{

@@ -188,7 +188,7 @@ Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) 
 Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool force,
                               CheckpointReport* report) {
   uint64_t bytes = 0;
-  for (const auto& [id, r] : regions_) bytes += r.count * r.elem_size;
+  for (const auto& [id, r] : regions_) bytes += r.bytes();
   CAIRN_ASSIGN_OR_RETURN(PlacementOutcome placed, controller_->Decide(bytes, force));
   report->placement = placed.decision.placement;
   report->rule = placed.decision.rule;
@@ -269,7 +269,7 @@ const IoParallelism& Engine::IoParallelismFor(TierKind kind) {
     slot = SizedIoParallelism{ResolveIoParallelism(config_, env_, kind, node_bytes),
                               node_bytes > 0, std::nullopt};
     // Every rank must measure, or none: the measurement is collective.
-    auto all_default = comm_->AllTrue(slot->chosen.source == "default");
+    auto all_default = comm_->AllTrue(slot->chosen.no_optimum);
     if (all_default.ok() && *all_default) {
       slot->tuner.emplace(comm_->ranks_on_node());
       slot->chosen.source = "measuring";
@@ -359,10 +359,9 @@ void Engine::AppendHistory(const std::string& name, const CheckpointReport& repo
   r.rule = ClcRuleName(report.rule);
   r.forced = report.forced;
   r.node_bytes = o.node_bytes;
-  SsdWear wear = MakeSsdWear(config_.ssd_endurance(), o.wear);  // an empty reading: 0 from the ledger
-  r.ssd_bytes_used = wear.used_bytes;
-  r.ssd_rating_bytes = wear.rating_bytes;
-  r.warranty_seconds = wear.warranty_seconds;
+  r.ssd_bytes_used = o.ssd_wear.used_bytes;
+  r.ssd_rating_bytes = o.ssd_wear.rating_bytes;
+  r.warranty_seconds = o.ssd_wear.warranty_seconds;
   r.bandwidth = o.local.bandwidth;
   r.wear_source = o.wear_known ? WearSourceName(o.wear.bandwidth_source) : "none";
   r.expected_lifetime_seconds = o.local.expected_lifetime_seconds;

@@ -83,7 +83,7 @@ IoParallelism ResolveIoParallelism(const Config& config, Env* env, TierKind kind
         "io.parallelism = auto: no optimum for tier '{}' from '{}' ({}); measuring a default on "
         "the first checkpoints instead (run `cairn profile --out {}`)",
         TierKindName(kind), path, chosen.status().ToString(), path);
-    return IoParallelism{0, 0, "default"};
+    return IoParallelism{0, 0, "default", /*no_optimum=*/true};
   }
   return *chosen;
 }

@@ -28,7 +28,10 @@ namespace cairn {
 struct IoParallelism {
   int write = 0;  // ranks of a node writing at once; 0: all
   int read = 0;   // ranks of a node reading at once (restart); 0: all
-  std::string source;  // "config", "profile (energy)", "profile (throughput)", "default"
+  // "config", "profile (energy)", "profile (throughput)", "default",
+  // "measuring", "measured"; for logs.
+  std::string source;
+  bool no_optimum = false;  // auto without a usable profile: the default stands in
 };
 
 // From a parsed profile. node_bytes: the node's checkpoint size (> 0 for the

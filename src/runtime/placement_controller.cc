@@ -62,22 +62,20 @@ Result<PlacementOutcome> PlacementController::Decide(uint64_t bytes, bool force)
   input.ranks_on_node = comm_->ranks_on_node();
   input.checkpoint_seconds = tracker_.checkpoint_seconds();
   input.compute_seconds = tracker_.compute_seconds();
-  // Without a reading the SSD counts as wearing (B_SSD infinite: L_estimated
-  // is 0), which keeps versions off a device whose wear is unknown.
-  input.wear.rating_bytes = endurance_.rating_bytes;
-  input.wear.warranty_seconds = endurance_.warranty_seconds;
-  input.wear.used_bytes = endurance_.already_written_bytes;
-  input.wear.bandwidth = std::numeric_limits<double>::infinity();
   if (ledger_) {
     auto reading = ledger_->Read(clock_->WallSeconds(), settings_.bandwidth_window, run_start_);
     if (reading.ok()) {
       out.wear = std::move(reading).value();
       out.wear_known = true;
-      input.wear = MakeSsdWear(endurance_, out.wear);
     } else {
       Log(LogLevel::kWarn, "reading the SSD wear ledger: {}", reading.status().ToString());
     }
   }
+  input.wear = MakeSsdWear(endurance_, out.wear);
+  // Without a reading the SSD counts as wearing (B_SSD infinite: L_estimated
+  // is 0), which keeps versions off a device whose wear is unknown.
+  if (!out.wear_known) input.wear.bandwidth = std::numeric_limits<double>::infinity();
+  out.ssd_wear = input.wear;
   out.local = DecidePlacement(settings_, input);
 
   ClcWire wire = EncodeDecision({comm_->node(), out.local});
@@ -92,7 +90,6 @@ Result<PlacementOutcome> PlacementController::Decide(uint64_t bytes, bool force)
     if (rd.node == comm_->node()) out.node_bytes += rd.decision.checkpoint_bytes;
   }
   CAIRN_ASSIGN_OR_RETURN(out.decision, CombineDecisions(all));
-  ++counts_[static_cast<int>(out.decision.placement)];
   Log(LogLevel::kInfo, "placement of checkpoint call {}: {}", out.number, out.decision.reason);
   return out;
 }

@@ -16,7 +16,6 @@
 #ifndef CAIRN_RUNTIME_PLACEMENT_CONTROLLER_H_
 #define CAIRN_RUNTIME_PLACEMENT_CONTROLLER_H_
 
-#include <array>
 #include <memory>
 #include <string>
 
@@ -39,6 +38,7 @@ struct PlacementOutcome {
   uint64_t node_bytes = 0;    // this node's ranks' bytes for the version
   WearReading wear;           // what the lifetime test read (empty if no ledger)
   bool wear_known = false;    // false: no ledger, the SSD counted as wearing
+  SsdWear ssd_wear;           // the lifetime inputs Algorithm 1 used
 };
 
 class PlacementController {
@@ -66,11 +66,8 @@ class PlacementController {
   // next successful one persists it.
   void RecordSsdWrite(uint64_t bytes);
 
-  double slowdown() const { return tracker_.slowdown(); }
   int local_rank() const { return local_rank_; }
   double run_start() const { return run_start_; }
-  // Checkpoint calls so far by placement (memory, ssd, skip).
-  const std::array<int64_t, 3>& counts() const { return counts_; }
 
  private:
   PlacementController(Comm* comm, const Config& config, Env* env, Clock* clock,
@@ -90,7 +87,6 @@ class PlacementController {
   int local_rank_ = 0;
   double run_start_ = 0;
   int64_t number_ = 0;
-  std::array<int64_t, 3> counts_{};
 };
 
 }  // namespace cairn

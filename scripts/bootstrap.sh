@@ -7,7 +7,8 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libopenmpi-dev openmpi-bin
   libisal-dev libxxhash-dev libzstd-dev
-  libtomlplusplus-dev libcli11-dev libfmt-dev
+  libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+  clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib
 )

@@ -95,10 +95,8 @@ int Init(Result<Config> config, Result<std::unique_ptr<Comm>> comm) {
   if (!comm.ok()) return Report(comm.status());
   // The configuration is read by each rank; all must agree that it is good
   // before any rank goes on, or the others would wait in a collective.
-  auto all_good = (*comm)->AllTrue(config.ok());
-  if (!all_good.ok()) return Report(all_good.status());
-  if (!config.ok()) return Report(config.status());
-  if (!*all_good) return Report(Error(Code::kConfig, "the configuration failed on another rank"));
+  Status agreed = (*comm)->Agree(config.status());
+  if (!agreed.ok()) return Report(agreed);
   auto engine = Engine::Create(std::move(comm).value(), *config, PosixEnv(), Clock::Real());
   if (!engine.ok()) return Report(engine.status());
   inst.engine = std::move(engine).value();

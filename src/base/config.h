@@ -36,6 +36,9 @@ struct TierConfig {
   int every = 1;           // drain every Nth checkpoint to this tier
   bool direct_io = true;   // O_DIRECT where the file system allows it
   EccMode ecc = EccMode::kNone;  // memory tier only
+  // Memory tier only: keep its copies at a clean cairn_finalize even when
+  // a lower tier holds them (they are released by default: tmpfs is RAM).
+  bool keep_at_finalize = false;
 };
 
 // A Julian year: the unit of warranties and of every lifetime Cairn prints.

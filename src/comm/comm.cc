@@ -1,5 +1,7 @@
 #include "comm/comm.h"
 
+#include <cstring>
+
 namespace cairn {
 namespace {
 
@@ -21,6 +23,7 @@ class SingleComm final : public Comm {
   Result<std::vector<int64_t>> AllgatherWords(const std::vector<int64_t>& values) override {
     return values;
   }
+  Status Broadcast(std::string*, int) override { return Status::Ok(); }
 };
 
 }  // namespace
@@ -40,6 +43,43 @@ Result<int64_t> Comm::Max(int64_t value) {
 Result<bool> Comm::AllTrue(bool value) {
   CAIRN_ASSIGN_OR_RETURN(int64_t m, Min(value ? 1 : 0));
   return m == 1;
+}
+
+Status Comm::Agree(const Status& local, AgreeDetail* detail) {
+  // One allreduce in the common case: [0] lowest failing rank (size() if
+  // none), [1] minus the number of ranks failing, [2] minus "out of space".
+  std::vector<int64_t> words{local.ok() ? size() : rank(), local.ok() ? 0 : -1,
+                             local.code() == Code::kNoSpace ? -1 : 0};
+  CAIRN_RETURN_IF_ERROR(AllreduceMin(words));
+  const int64_t first = words[0];
+  if (first == size()) {
+    if (detail != nullptr) *detail = AgreeDetail{};
+    return Status::Ok();
+  }
+  // The count needs a sum; only paid when something failed.
+  std::vector<double> failed{local.ok() ? 0.0 : 1.0};
+  CAIRN_RETURN_IF_ERROR(AllreduceSum(failed));
+  if (detail != nullptr) {
+    detail->failed_ranks = static_cast<int>(failed[0]);
+    detail->any_no_space = words[2] != 0;
+  }
+  // The failing rank's code travels as the first 4 bytes of its message.
+  std::string wire;
+  if (rank() == first) {
+    const int32_t code = static_cast<int32_t>(local.code());
+    wire.assign(reinterpret_cast<const char*>(&code), sizeof code);
+    wire += local.message();
+  }
+  CAIRN_RETURN_IF_ERROR(Broadcast(&wire, static_cast<int>(first)));
+  int32_t code = static_cast<int32_t>(Code::kInternal);
+  if (wire.size() >= sizeof code) std::memcpy(&code, wire.data(), sizeof code);
+  std::string message = wire.size() >= sizeof code ? wire.substr(sizeof code) : "";
+  if (size() == 1) return Status(static_cast<Code>(code), message);
+  const int others = static_cast<int>(failed[0]) - 1;
+  if (others > 0) message += fmt::format(" (and {} more rank{})", others, others == 1 ? "" : "s");
+  // A rank that failed otherwise than the lowest one keeps its own cause too.
+  if (!local.ok() && rank() != first) message += fmt::format("; rank {}: {}", rank(), local.message());
+  return Status(static_cast<Code>(code), fmt::format("rank {}: {}", first, message));
 }
 
 std::unique_ptr<Comm> NewSingleComm() { return std::make_unique<SingleComm>(); }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -37,11 +38,27 @@ class Comm {
   // Every rank's values, rank-major: rank r's values.size() words start at
   // r * values.size(). REQUIRES: the same values.size() on every rank.
   virtual Result<std::vector<int64_t>> AllgatherWords(const std::vector<int64_t>& values) = 0;
+  // Replaces *bytes on every rank with root's. REQUIRES: 0 <= root < size().
+  virtual Status Broadcast(std::string* bytes, int root) = 0;
 
   // Convenience over AllreduceMin.
   Result<int64_t> Min(int64_t value);
   Result<int64_t> Max(int64_t value);
   Result<bool> AllTrue(bool value);
+
+  // The one way a collective step agrees on its outcome. Every rank passes
+  // its own status; every rank gets ok when all succeeded, else the same
+  // error on every rank: the code and message of the lowest failing rank,
+  // prefixed "rank R: " when there are several ranks (a failing rank whose
+  // own cause differs gets it appended). Ranks
+  // that went on alone after a local failure would wait forever in the
+  // next collective, so every collective step that can fail locally ends
+  // with this call. *detail, if given, says more about the failures.
+  struct AgreeDetail {
+    int failed_ranks = 0;       // how many ranks failed
+    bool any_no_space = false;  // some rank failed with kNoSpace
+  };
+  Status Agree(const Status& local, AgreeDetail* detail = nullptr);
 };
 
 std::unique_ptr<Comm> NewSingleComm();

@@ -1,5 +1,7 @@
 #include "comm/mpi_comm.h"
 
+#include <algorithm>
+
 namespace cairn {
 namespace {
 
@@ -109,6 +111,19 @@ class MpiComm final : public Comm {
     CAIRN_MPI(MPI_Allgather(values.data(), n, MPI_INT64_T, out.data(), n, MPI_INT64_T, comm_),
               "MPI_Allgather");
     return out;
+  }
+
+  Status Broadcast(std::string* bytes, int root) override {
+    int64_t size = static_cast<int64_t>(bytes->size());
+    CAIRN_MPI(MPI_Bcast(&size, 1, MPI_INT64_T, root, comm_), "MPI_Bcast (size)");
+    bytes->resize(static_cast<size_t>(size));
+    // MPI counts are int: send in pieces of at most 1 GiB.
+    constexpr int64_t kPiece = int64_t{1} << 30;
+    for (int64_t off = 0; off < size; off += kPiece) {
+      const int n = static_cast<int>(std::min(kPiece, size - off));
+      CAIRN_MPI(MPI_Bcast(bytes->data() + off, n, MPI_CHAR, root, comm_), "MPI_Bcast");
+    }
+    return Status::Ok();
   }
 
  private:

@@ -150,16 +150,10 @@ Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version,
 }
 
 Status Engine::Agree(const Status& local, bool* any_no_space) {
-  // [0]: lowest failing rank (size if none), [1]: some rank is out of space.
-  std::vector<int64_t> failed{local.ok() ? comm_->size() : comm_->rank()};
-  std::vector<int64_t> no_space{local.code() == Code::kNoSpace ? 1 : 0};
-  CAIRN_RETURN_IF_ERROR(comm_->AllreduceMin(failed));
-  CAIRN_RETURN_IF_ERROR(comm_->AllreduceMax(no_space));
-  *any_no_space = no_space[0] != 0;
-  if (failed[0] == comm_->size()) return Status::Ok();
-  if (!local.ok()) return local;
-  return Error(no_space[0] ? Code::kNoSpace : Code::kIo, "failed on rank {} (see its message)",
-               failed[0]);
+  Comm::AgreeDetail detail;
+  Status agreed = comm_->Agree(local, &detail);
+  *any_no_space = detail.any_no_space;
+  return agreed;
 }
 
 Result<std::string> Engine::RouteFile(const std::string& logical) {

@@ -453,29 +453,6 @@ std::vector<int> ParallelismLevels(int max_parallelism) {
 
 namespace {
 
-// An error's text travels to the other ranks in this many 8-byte words;
-// longer texts are cut.
-constexpr size_t kErrorWords = 48;
-
-// Every rank passes its own status; every rank gets ok, or the error of the
-// lowest failing rank as "rank R: ...". Ranks that went on alone after a
-// local failure would wait forever in the next collective. Collective.
-Status Agree(Comm& comm, const Status& mine) {
-  if (comm.size() == 1) return mine;
-  CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> codes,
-                         comm.Allgather(static_cast<int64_t>(mine.code())));
-  auto failed = std::find_if(codes.begin(), codes.end(), [](int64_t c) { return c != 0; });
-  if (failed == codes.end()) return Status::Ok();
-  constexpr size_t kBytes = kErrorWords * sizeof(int64_t);
-  std::vector<int64_t> words(kErrorWords, 0);
-  std::memcpy(words.data(), mine.message().data(), std::min(mine.message().size(), kBytes));
-  CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> texts, comm.AllgatherWords(words));
-  const auto rank = static_cast<size_t>(failed - codes.begin());
-  const char* text = reinterpret_cast<const char*>(texts.data() + rank * kErrorWords);
-  return Status(static_cast<Code>(*failed),
-                fmt::format("rank {}: {}", rank, std::string(text, ::strnlen(text, kBytes))));
-}
-
 struct Measured {
   double seconds = 0;      // the slowest rank's
   double cpu_seconds = 0;  // every rank's together
@@ -521,7 +498,7 @@ Result<Measured> TimedPass(Comm& comm, int threads, Clock* clock, const RaplMete
   for (const Status& s : status) {
     if (mine.ok()) mine = s;
   }
-  CAIRN_RETURN_IF_ERROR(Agree(comm, mine));
+  CAIRN_RETURN_IF_ERROR(comm.Agree(mine));
   std::vector<int64_t> slowest_ns{std::llround(seconds * 1e9)};
   CAIRN_RETURN_IF_ERROR(comm.AllreduceMax(slowest_ns));
   std::vector<double> cpu_total{cpu};
@@ -641,15 +618,15 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
       max_p = options.max_parallelism > 0 ? options.max_parallelism : hw;
     }
   }
-  CAIRN_RETURN_IF_ERROR(Agree(*comm, setup));
+  CAIRN_RETURN_IF_ERROR(comm->Agree(setup));
   // Every rank runs the same loops, of rank 0's sizes.
   std::vector<int64_t> plan{rank0 ? static_cast<int64_t>(freqs.size()) : 0, rank0 ? max_p : 0,
                             rank0 ? tier_mask : 0};
   CAIRN_RETURN_IF_ERROR(comm->AllreduceMax(plan));
   const size_t nf = static_cast<size_t>(plan[0]);
   max_p = static_cast<int>(plan[1]);
-  CAIRN_RETURN_IF_ERROR(Agree(
-      *comm, tier_mask == plan[2]
+  CAIRN_RETURN_IF_ERROR(comm->Agree(
+      tier_mask == plan[2]
                  ? Status::Ok()
                  : Error(Code::kConfig, "this rank's configuration enables other tiers than "
                                         "rank 0's")));
@@ -743,7 +720,7 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
   // leave the loops at the same point.
   Status failure;
   for (size_t fi = 0; fi < nf && failure.ok(); ++fi) {
-    failure = Agree(*comm, rank0 && cpufreq->can_set() ? cpufreq->Set(freqs[fi]) : Status::Ok());
+    failure = comm->Agree(rank0 && cpufreq->can_set() ? cpufreq->Set(freqs[fi]) : Status::Ok());
     if (!failure.ok()) break;
     for (size_t ti = 0; ti < tiers.size() && failure.ok(); ++ti) {
       Tier& tier = *tiers[ti];
@@ -768,7 +745,7 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
       // Per rank: ranks of one node may not share a pid namespace.
       const std::string scratch = JoinPath(
           tier.root(), fmt::format(".cairn-profile-{}-{}", ::getpid(), comm->rank()));
-      failure = Agree(*comm, writes ? env->CreateDirs(scratch) : Status::Ok());
+      failure = comm->Agree(writes ? env->CreateDirs(scratch) : Status::Ok());
       if (!failure.ok()) break;
       for (size_t pi = 0; pi < levels.size() && failure.ok(); ++pi) {
         const int p = levels[pi];
@@ -805,7 +782,7 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
           for (int t = 0; t < mine && persist && evicted.ok(); ++t) {
             evicted = env->EvictFromCache(file_of(t));
           }
-          failure = Agree(*comm, evicted);
+          failure = comm->Agree(evicted);
           if (!failure.ok()) break;
           std::atomic<uint64_t> sum{0};
           auto read = TimedPass(*comm, mine, clock, rapl, [&](int t) -> Status {
@@ -862,7 +839,7 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
     for (const std::string& n : result.notes) prof.description += "; " + n;
     finished = ValidateIoProfile(prof);
   }
-  CAIRN_RETURN_IF_ERROR(Agree(*comm, finished));
+  CAIRN_RETURN_IF_ERROR(comm->Agree(finished));
   return result;
 }
 

@@ -4,6 +4,7 @@
 
 #include <barrier>
 #include <bit>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -452,6 +453,16 @@ class ThreadComm final : public Comm {
     std::vector<int64_t> out;
     for (const auto& w : group_->Exchange(rank_, values)) out.insert(out.end(), w.begin(), w.end());
     return out;
+  }
+  Status Broadcast(std::string* bytes, int root) override {
+    // Word 0 is the length; the bytes follow, padded to whole words.
+    std::vector<int64_t> words{static_cast<int64_t>(bytes->size())};
+    words.resize(1 + (bytes->size() + 7) / 8);
+    std::memcpy(words.data() + 1, bytes->data(), bytes->size());
+    auto all = group_->Exchange(rank_, rank_ == root ? words : std::vector<int64_t>{});
+    const auto& from = all[static_cast<size_t>(root)];
+    bytes->assign(reinterpret_cast<const char*>(from.data() + 1), static_cast<size_t>(from[0]));
+    return Status::Ok();
   }
 
  private:

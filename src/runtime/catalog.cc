@@ -1,7 +1,6 @@
 #include "runtime/catalog.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "format/layout.h"
 
@@ -30,10 +29,8 @@ Result<std::vector<NodeTier>> OpenAllNodeTiers(Env* env, const Config& config, T
   }
   std::vector<int> nodes;
   for (const auto& e : *entries) {
-    if (e.is_dir && !e.name.empty() &&
-        std::all_of(e.name.begin(), e.name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-      nodes.push_back(std::stoi(e.name));
-    }
+    if (!e.is_dir) continue;
+    if (auto node = ParseNodeDirName(e.name)) nodes.push_back(*node);
   }
   std::sort(nodes.begin(), nodes.end());
   for (int node : nodes) out.push_back({std::to_string(node), OpenNodeTier(env, config, kind, node)});

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 
 #include "codec/crc32c.h"
@@ -12,6 +13,23 @@ namespace cairn {
 namespace {
 // Smaller files are cheap to create; only large ones are worth a slot.
 constexpr uint64_t kSlotMinBytes = 1 << 20;
+constexpr size_t kVersionDigits = 10;
+
+// digits as a number in [0, max] if it is all decimal digits; from_chars
+// reports overflow instead of throwing as std::stoi does.
+std::optional<int64_t> ParseBoundedDecimal(std::string_view digits, int64_t max) {
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      })) {
+    return std::nullopt;
+  }
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || end != digits.data() + digits.size() || value > max) {
+    return std::nullopt;
+  }
+  return value;
+}
 }  // namespace
 
 PendingFile::PendingFile(Env* env, std::unique_ptr<WritableFile> file, std::string tmp,
@@ -42,7 +60,12 @@ Tier::Tier(Env* env, TierKind kind, std::string root, const TierConfig& config)
     : env_(env), kind_(kind), root_(std::move(root)), config_(config) {}
 
 std::string Tier::VersionDir(const std::string& name, int64_t version) const {
-  return JoinPath(JoinPath(root_, name), fmt::format("v{:010}", version));
+  return JoinPath(JoinPath(root_, name), fmt::format("v{:0{}}", version, kVersionDigits));
+}
+
+std::optional<int64_t> Tier::ParseVersionDirName(std::string_view dir_name) {
+  if (dir_name.size() != 1 + kVersionDigits || dir_name[0] != 'v') return std::nullopt;
+  return ParseBoundedDecimal(dir_name.substr(1), kMaxVersion);
 }
 
 std::string Tier::FilePath(const std::string& name, int64_t version,
@@ -161,10 +184,8 @@ Result<std::vector<int64_t>> Tier::Versions(const std::string& name) const {
   }
   std::vector<int64_t> versions;
   for (const auto& e : *entries) {
-    if (e.is_dir && e.name.size() == 11 && e.name[0] == 'v' &&
-        std::all_of(e.name.begin() + 1, e.name.end(), ::isdigit)) {
-      versions.push_back(std::stoll(e.name.substr(1)));
-    }
+    if (!e.is_dir) continue;
+    if (auto version = ParseVersionDirName(e.name)) versions.push_back(*version);
   }
   std::sort(versions.begin(), versions.end());
   return versions;
@@ -230,6 +251,13 @@ std::string ExpandTierPath(const std::string& pattern, const std::string& dir,
   std::string out = Expand(pattern, dir);
   ReplaceAll(out, "{node}", node);
   return out;
+}
+
+std::optional<int> ParseNodeDirName(std::string_view dir_name) {
+  auto node = ParseBoundedDecimal(dir_name, std::numeric_limits<int>::max());
+  // Only the canonical form: "007" would be opened as node 7's "7".
+  if (!node || std::to_string(*node) != dir_name) return std::nullopt;
+  return static_cast<int>(*node);
 }
 
 std::string TierPathNodeParent(const std::string& pattern, const std::string& dir) {

@@ -10,8 +10,11 @@
 #define CAIRN_STORAGE_TIER_H_
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/config.h"
@@ -19,6 +22,9 @@
 #include "storage/slot_cache.h"
 
 namespace cairn {
+
+// The largest version a checkpoint can have: the C API names versions as int.
+inline constexpr int64_t kMaxVersion = std::numeric_limits<int>::max();
 
 // A file under construction; visible under its final name only after
 // Commit(). Destroying it uncommitted removes the temporary file.
@@ -58,6 +64,10 @@ class Tier {
 
   // <root>/<name>/v<10 digits>: the one place the directory naming lives.
   std::string VersionDir(const std::string& name, int64_t version) const;
+  // The version whose directory is called dir_name, or nullopt if VersionDir
+  // makes no such name (other files, or digits beyond kMaxVersion): the one
+  // parser of version directory names.
+  static std::optional<int64_t> ParseVersionDirName(std::string_view dir_name);
   std::string FilePath(const std::string& name, int64_t version, const std::string& file) const;
 
   // Starts writing `file` of a version (creating directories as needed).
@@ -104,6 +114,11 @@ std::string ExpandTierPath(const std::string& pattern, const std::string& dir,
                            const std::string& node);
 // The part of pattern before "{node}" expanded, or "" if it has no {node}.
 std::string TierPathNodeParent(const std::string& pattern, const std::string& dir);
+// The node whose directory under TierPathNodeParent is called dir_name: the
+// decimal form std::to_string gives a node number in int range, or nullopt
+// for anything else ("007" names no node's directory; "99999999999" is
+// beyond int), so a stray directory is skipped instead of misread.
+std::optional<int> ParseNodeDirName(std::string_view dir_name);
 
 }  // namespace cairn
 

@@ -80,6 +80,32 @@ TEST(TierPathTest, Placeholders) {
   EXPECT_EQ(TierPathNodeParent("{dir}/pfs", "/x"), "");
 }
 
+// Regression (issue 9): an all-digit directory name too long for int made
+// `cairn list` abort in std::stoi; such names are no node and no version.
+TEST(TierPathTest, DirectoryNamesParseOnlyWhatTheTierMakes) {
+  EXPECT_EQ(ParseNodeDirName("0"), 0);
+  EXPECT_EQ(ParseNodeDirName("17"), 17);
+  EXPECT_EQ(ParseNodeDirName("2147483647"), 2147483647);
+  EXPECT_EQ(ParseNodeDirName("2147483648"), std::nullopt);
+  EXPECT_EQ(ParseNodeDirName("99999999999999999999999"), std::nullopt);
+  EXPECT_EQ(ParseNodeDirName("007"), std::nullopt);
+  EXPECT_EQ(ParseNodeDirName(""), std::nullopt);
+  EXPECT_EQ(ParseNodeDirName("-1"), std::nullopt);
+  EXPECT_EQ(ParseNodeDirName("1a"), std::nullopt);
+  EXPECT_EQ(Tier::ParseVersionDirName("v0000000042"), 42);
+  EXPECT_EQ(Tier::ParseVersionDirName("v2147483647"), kMaxVersion);
+  EXPECT_EQ(Tier::ParseVersionDirName("v9999999999"), std::nullopt);
+  EXPECT_EQ(Tier::ParseVersionDirName("v42"), std::nullopt);
+  EXPECT_EQ(Tier::ParseVersionDirName("v00000000-1"), std::nullopt);
+  EXPECT_EQ(Tier::ParseVersionDirName("x0000000042"), std::nullopt);
+}
+
+TEST_F(TierTest, OutOfRangeVersionDirectoryIsSkipped) {
+  ASSERT_TRUE(tier_->PutFile("heat", 3, "a", "x").ok());
+  ASSERT_TRUE(mem_->CreateDirs("/ssd/0/heat/v9999999999").ok());
+  EXPECT_EQ(*tier_->Versions("heat"), (std::vector<int64_t>{3}));
+}
+
 }  // namespace
 }  // namespace cairn
 

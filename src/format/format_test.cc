@@ -26,6 +26,11 @@ TEST(LayoutTest, FileNamesRoundTrip) {
   EXPECT_EQ(RankFilePrefix(3), "r000003.");
   EXPECT_EQ(ParseManifestFileName("r000003.manifest"), 3);
   EXPECT_FALSE(ParseManifestFileName("r000003.part").has_value());
+  EXPECT_EQ(ParseRankFilePrefix("r000012.part"), 12);
+  EXPECT_EQ(ParseRankFilePrefix("r000012.f.out.dat"), 12);
+  EXPECT_FALSE(ParseRankFilePrefix("rabcdef.part").has_value());
+  EXPECT_FALSE(ParseRankFilePrefix("r00001.part").has_value());
+  EXPECT_FALSE(ParseRankFilePrefix("r000001").has_value());
   EXPECT_EQ(RoutedFileName(1, "out.dat"), "r000001.f.out.dat");
 }
 

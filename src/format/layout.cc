@@ -1,7 +1,6 @@
 #include "format/layout.h"
 
 #include <cctype>
-#include <cstdlib>
 
 namespace cairn {
 
@@ -31,16 +30,24 @@ std::string RoutedFileName(int rank, const std::string& logical) {
   return RankFilePrefix(rank) + "f." + logical;
 }
 
-std::optional<int> ParseManifestFileName(const std::string& name) {
-  static const std::string kSuffix = ".manifest";
-  if (name.size() != 7 + kSuffix.size() || name[0] != 'r' ||
-      name.compare(7, kSuffix.size(), kSuffix) != 0) {
+std::optional<int> ParseRankFilePrefix(const std::string& name) {
+  // "r" + 6 digits + "." (RankFilePrefix); 6 digits always fit an int.
+  constexpr size_t kDigits = 6;
+  if (name.size() < kDigits + 2 || name[0] != 'r' || name[kDigits + 1] != '.') {
     return std::nullopt;
   }
-  for (size_t i = 1; i < 7; ++i) {
+  int rank = 0;
+  for (size_t i = 1; i <= kDigits; ++i) {
     if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::nullopt;
+    rank = rank * 10 + (name[i] - '0');
   }
-  return std::atoi(name.c_str() + 1);
+  return rank;
+}
+
+std::optional<int> ParseManifestFileName(const std::string& name) {
+  auto rank = ParseRankFilePrefix(name);
+  if (!rank || name != ManifestFileName(*rank)) return std::nullopt;
+  return rank;
 }
 
 }  // namespace cairn

@@ -29,6 +29,8 @@ std::string RankFilePrefix(int rank);                        // "r000003."
 std::string PartFileName(int rank);                          // "r000003.part"
 std::string ManifestFileName(int rank);                      // "r000003.manifest"
 std::string RoutedFileName(int rank, const std::string& logical);  // "r000003.f.<logical>"
+// The rank whose file this is, if `name` starts with a rank's file-name prefix.
+std::optional<int> ParseRankFilePrefix(const std::string& name);
 // The rank whose manifest this is, if `name` is a manifest file name.
 std::optional<int> ParseManifestFileName(const std::string& name);
 

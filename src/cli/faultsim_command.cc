@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "codec/dram_faultsim.h"
+#include "env/env.h"
 
 namespace cairn {
 
@@ -139,7 +140,7 @@ int RunFaultsim(const FaultsimFlags& flags) {
   DramFaultSimulator sim;
   Clock* clock = Clock::Real();
   const double start = clock->MonotonicSeconds();
-  auto cells = sim.Run(options);
+  auto cells = sim.Run(options, PosixEnv());
   const double seconds = clock->MonotonicSeconds() - start;
   if (!cells.ok()) {
     fmt::print(stderr, "cairn faultsim: {}\n", cells.status().ToString());

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
-#include <mutex>
+#include <memory>
 #include <thread>
 
+#include "base/mutex.h"
 #include "codec/gf256.h"
 
 namespace cairn {
@@ -420,7 +420,8 @@ void DramFaultSimulator::RunChunk(EccScheme scheme, const FaultCombo& combo, Fau
   }
 }
 
-Result<std::vector<FaultSimCell>> DramFaultSimulator::Run(const FaultSimOptions& options) const {
+Result<std::vector<FaultSimCell>> DramFaultSimulator::Run(const FaultSimOptions& options,
+                                                          Env* env) const {
   if (options.trials == 0) return Error(Code::kInvalidArgument, "faultsim: trials must be > 0");
   if (options.threads < 0) {
     return Error(Code::kInvalidArgument, "faultsim: threads must be >= 0, got {}",
@@ -451,7 +452,7 @@ Result<std::vector<FaultSimCell>> DramFaultSimulator::Run(const FaultSimOptions&
   // Work items (cell, chunk) are handed out through one counter; each
   // worker sums into its own counts, merged under the lock at the end.
   std::atomic<uint64_t> next{0};
-  std::mutex mu;
+  Mutex mu;
   auto worker = [&]() {
     std::vector<std::array<uint64_t, 3>> local(cells.size());
     for (uint64_t item = next.fetch_add(1); item < items; item = next.fetch_add(1)) {
@@ -461,25 +462,23 @@ Result<std::vector<FaultSimCell>> DramFaultSimulator::Run(const FaultSimOptions&
       RunChunk(cells[c].scheme, cells[c].combo, options.scope, options.seed, chunk, trials,
                local[c]);
     }
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     for (size_t c = 0; c < cells.size(); ++c) {
       cells[c].dce += local[c][0];
       cells[c].due += local[c][1];
       cells[c].sdc += local[c][2];
     }
   };
-  std::vector<std::thread> pool;
+  std::vector<std::unique_ptr<Thread>> pool;
   for (int i = 1; i < threads; ++i) {
-    try {
-      pool.emplace_back(worker);
-    } catch (const std::exception&) {
-      // The calling thread below takes whatever the others do not, so the
-      // run stays complete and deterministic, only slower.
-      break;
-    }
+    auto thread = env->StartThread(worker);
+    // The calling thread below takes whatever the others do not, so the
+    // run stays complete and deterministic, only slower.
+    if (!thread.ok()) break;
+    pool.push_back(std::move(thread).value());
   }
   worker();
-  for (auto& t : pool) t.join();
+  for (auto& t : pool) t->Join();
   return cells;
 }
 

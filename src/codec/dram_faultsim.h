@@ -76,6 +76,7 @@
 #include "base/status.h"
 #include "codec/chipkill_x4.h"
 #include "codec/rs_code.h"
+#include "env/env.h"
 
 namespace cairn {
 
@@ -195,9 +196,9 @@ class DramFaultSimulator {
 
   // Runs options.trials trials of every requested cell, combos outer,
   // schemes inner, on options.threads threads (the caller's included; if
-  // the system refuses a thread, the others do its share). kInvalidArgument
-  // for zero trials or a negative thread count.
-  Result<std::vector<FaultSimCell>> Run(const FaultSimOptions& options) const;
+  // the system refuses a thread, the others do its share), started through
+  // env. kInvalidArgument for zero trials or a negative thread count.
+  Result<std::vector<FaultSimCell>> Run(const FaultSimOptions& options, Env* env) const;
 
   const RsCode& rs36() const { return rs36_; }
   const RsCode& rs18() const { return rs18_; }

@@ -197,7 +197,7 @@ TEST(FaultSimTest, MiscorrectionIsSilentCorruption) {
 }
 
 std::vector<FaultSimCell> RunOrDie(const DramFaultSimulator& sim, const FaultSimOptions& o) {
-  auto r = sim.Run(o);
+  auto r = sim.Run(o, PosixEnv());
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? *r : std::vector<FaultSimCell>{};
 }
@@ -318,10 +318,10 @@ TEST(FaultSimTest, RejectsBadOptions) {
   DramFaultSimulator sim;
   FaultSimOptions o;
   o.trials = 0;
-  EXPECT_EQ(sim.Run(o).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(sim.Run(o, PosixEnv()).status().code(), Code::kInvalidArgument);
   o.trials = 10;
   o.threads = -1;
-  EXPECT_EQ(sim.Run(o).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(sim.Run(o, PosixEnv()).status().code(), Code::kInvalidArgument);
 }
 
 }  // namespace

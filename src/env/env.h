@@ -1,5 +1,5 @@
-// Env: the one seam through which Cairn touches the file system and maps
-// files. Three implementations: the real POSIX one (NewPosixEnv), an
+// Env: the one seam through which Cairn touches the file system, maps files
+// and starts threads. Three implementations: the real POSIX one (NewPosixEnv), an
 // in-memory one for fast tests (NewMemEnv), and FaultEnv (fault_env.h), which
 // wraps another Env to fail or lose writes on purpose.
 // Thread-safety: Env methods may be called from several threads at once; a
@@ -67,6 +67,15 @@ class MappedFile {
   virtual Status Sync() = 0;
 };
 
+// A thread started by Env::StartThread. Owned by whoever started it.
+class Thread {
+ public:
+  // Joins the thread if Join was not called.
+  virtual ~Thread() = default;
+  // Blocks until the thread's body has returned. Idempotent.
+  virtual void Join() = 0;
+};
+
 struct WriteOptions {
   bool direct_io = false;        // O_DIRECT if the file system allows it
   uint64_t expected_size = 0;    // preallocate when known (0: unknown)
@@ -132,11 +141,18 @@ class Env {
   virtual Status WriteFileAtomic(const std::string& path, const void* data, size_t n, bool sync);
   // Deletes path and everything under it; missing is fine.
   virtual Status DeleteRecursive(const std::string& path);
+
+  // Runs body on a new thread (LevelDB's Env::StartThread, but joinable:
+  // Cairn's threads are owned and joined, never detached). The body must
+  // not let an exception escape. kInternal when the system refuses a thread
+  // (too many threads or too little memory); the body does not run then.
+  virtual Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) = 0;
 };
 
 // The real file system. Never null; owned by the callee (lives forever).
 Env* PosixEnv();
-// A private in-memory file system (tests).
+// A private in-memory file system (tests). Its threads are real ones, started
+// by PosixEnv().
 std::unique_ptr<Env> NewMemEnv();
 
 // Directory part of a path ("a/b/c" -> "a/b"; "c" -> ".").
@@ -179,6 +195,9 @@ class EnvWrapper : public Env {
     return target_->AppendToFile(p, data, n);
   }
   Status EvictFromCache(const std::string& p) override { return target_->EvictFromCache(p); }
+  Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
+    return target_->StartThread(std::move(body));
+  }
 
  private:
   Env* target_;

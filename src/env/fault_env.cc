@@ -36,30 +36,30 @@ class FaultWritableFile final : public WritableFile {
 }  // namespace
 
 void FaultEnv::FailAt(int n, Code code, bool once) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   fail_at_ = n;
   fail_code_ = code;
   fail_once_ = once;
 }
 
 void FaultEnv::KillAt(int n) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   kill_at_ = n;
 }
 
 void FaultEnv::ClearFaults() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   fail_at_ = 0;
   kill_at_ = 0;
 }
 
 int FaultEnv::operations() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return ops_;
 }
 
 Status FaultEnv::BeforeMutation(const std::string& what, const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ++ops_;
   if (kill_at_ != 0 && ops_ == kill_at_) ::kill(::getpid(), SIGKILL);
   bool fail = fail_at_ != 0 && (fail_once_ ? ops_ == fail_at_ : ops_ >= fail_at_);
@@ -68,12 +68,12 @@ Status FaultEnv::BeforeMutation(const std::string& what, const std::string& path
 }
 
 void FaultEnv::RecordAppend(const std::string& path, uint64_t n) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   files_[path].size += n;
 }
 
 void FaultEnv::RecordSync(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   files_[path].synced = files_[path].size;
 }
 
@@ -82,7 +82,7 @@ Result<std::unique_ptr<WritableFile>> FaultEnv::NewWritableFile(const std::strin
   CAIRN_RETURN_IF_ERROR(BeforeMutation("create", path));
   CAIRN_ASSIGN_OR_RETURN(auto base, target()->NewWritableFile(path, options));
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     files_[path] = FileState{};
     unsynced_names_.insert(path);
   }
@@ -98,7 +98,7 @@ Result<std::unique_ptr<MappedFile>> FaultEnv::MapFile(const std::string& path, u
 Status FaultEnv::RenameFile(const std::string& from, const std::string& to) {
   CAIRN_RETURN_IF_ERROR(BeforeMutation("rename", from));
   CAIRN_RETURN_IF_ERROR(target()->RenameFile(from, to));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = files_.find(from);
   if (it != files_.end()) {
     files_[to] = it->second;
@@ -112,7 +112,7 @@ Status FaultEnv::RenameFile(const std::string& from, const std::string& to) {
 Status FaultEnv::DeleteFile(const std::string& path) {
   CAIRN_RETURN_IF_ERROR(BeforeMutation("delete", path));
   CAIRN_RETURN_IF_ERROR(target()->DeleteFile(path));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   files_.erase(path);
   unsynced_names_.erase(path);
   return Status::Ok();
@@ -126,7 +126,7 @@ Status FaultEnv::CreateDirs(const std::string& path) {
 Status FaultEnv::SyncDir(const std::string& path) {
   CAIRN_RETURN_IF_ERROR(BeforeMutation("fsync directory", path));
   CAIRN_RETURN_IF_ERROR(target()->SyncDir(path));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (auto it = unsynced_names_.begin(); it != unsynced_names_.end();) {
     it = DirName(*it) == path ? unsynced_names_.erase(it) : std::next(it);
   }
@@ -137,7 +137,7 @@ Status FaultEnv::AppendToFile(const std::string& path, const void* data, size_t 
   CAIRN_RETURN_IF_ERROR(BeforeMutation("append", path));
   auto old_size = target()->FileSize(path);
   CAIRN_RETURN_IF_ERROR(target()->AppendToFile(path, data, n));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto [it, is_new] = files_.try_emplace(path);
   if (is_new) {
     // What was there before this env saw the file counts as durable; the
@@ -153,7 +153,7 @@ Status FaultEnv::DropUnsyncedData() {
   std::map<std::string, FileState> files;
   std::set<std::string> names;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     files.swap(files_);
     names.swap(unsynced_names_);
   }

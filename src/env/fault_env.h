@@ -8,10 +8,10 @@
 #define CAIRN_ENV_FAULT_ENV_H_
 
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 
+#include "base/mutex.h"
 #include "env/env.h"
 
 namespace cairn {
@@ -56,14 +56,14 @@ class FaultEnv final : public EnvWrapper {
     uint64_t synced = 0;
   };
 
-  mutable std::mutex mu_;
-  int ops_ = 0;                          // GUARDED_BY(mu_)
-  int fail_at_ = 0;                      // GUARDED_BY(mu_); 0: never
-  bool fail_once_ = false;               // GUARDED_BY(mu_)
-  Code fail_code_ = Code::kIo;           // GUARDED_BY(mu_)
-  int kill_at_ = 0;                      // GUARDED_BY(mu_)
-  std::map<std::string, FileState> files_;  // GUARDED_BY(mu_)
-  std::set<std::string> unsynced_names_;    // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  int ops_ GUARDED_BY(mu_) = 0;
+  int fail_at_ GUARDED_BY(mu_) = 0;  // 0: never
+  bool fail_once_ GUARDED_BY(mu_) = false;
+  Code fail_code_ GUARDED_BY(mu_) = Code::kIo;
+  int kill_at_ GUARDED_BY(mu_) = 0;
+  std::map<std::string, FileState> files_ GUARDED_BY(mu_);
+  std::set<std::string> unsynced_names_ GUARDED_BY(mu_);
 };
 
 }  // namespace cairn

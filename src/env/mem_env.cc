@@ -2,9 +2,9 @@
 // run over. Paths are plain strings; directories are tracked explicitly.
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <set>
 
+#include "base/mutex.h"
 #include "env/env.h"
 
 namespace cairn {
@@ -13,9 +13,9 @@ namespace {
 using Contents = std::shared_ptr<std::string>;
 
 struct MemFs {
-  std::mutex mu;
-  std::map<std::string, Contents> files;  // GUARDED_BY(mu)
-  std::set<std::string> dirs;             // GUARDED_BY(mu)
+  Mutex mu;
+  std::map<std::string, Contents> files GUARDED_BY(mu);
+  std::set<std::string> dirs GUARDED_BY(mu);
 };
 
 class MemWritableFile final : public WritableFile {
@@ -23,7 +23,7 @@ class MemWritableFile final : public WritableFile {
   MemWritableFile(MemFs* fs, Contents contents, std::string path)
       : fs_(fs), contents_(std::move(contents)), path_(std::move(path)) {}
   Status Append(const void* data, size_t n) override {
-    std::lock_guard<std::mutex> lock(fs_->mu);
+    MutexLock lock(&fs_->mu);
     contents_->append(static_cast<const char*>(data), n);
     return Status::Ok();
   }
@@ -69,11 +69,14 @@ class MemMappedFile final : public MappedFile {
 
 class MemEnvImpl final : public Env {
  public:
-  MemEnvImpl() { fs_.dirs.insert("/"); }
+  MemEnvImpl() {
+    MutexLock lock(&fs_.mu);
+    fs_.dirs.insert("/");
+  }
 
   Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path,
                                                         const WriteOptions&) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     CAIRN_RETURN_IF_ERROR(CheckParentLocked(path));
     auto contents = std::make_shared<std::string>();
     fs_.files[path] = contents;
@@ -81,7 +84,7 @@ class MemEnvImpl final : public Env {
   }
 
   Result<std::unique_ptr<ReadableFile>> NewReadableFile(const std::string& path) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     auto it = fs_.files.find(path);
     if (it == fs_.files.end()) return Error(Code::kNotFound, "'{}' does not exist", path);
     // A snapshot: later writers replace the shared string, not this copy.
@@ -91,7 +94,7 @@ class MemEnvImpl final : public Env {
 
   Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path, uint64_t size,
                                               bool writable) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     auto it = fs_.files.find(path);
     if (it == fs_.files.end()) {
       if (!writable) return Error(Code::kNotFound, "'{}' does not exist", path);
@@ -103,7 +106,7 @@ class MemEnvImpl final : public Env {
   }
 
   Status RenameFile(const std::string& from, const std::string& to) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     auto it = fs_.files.find(from);
     if (it == fs_.files.end()) return Error(Code::kNotFound, "rename: '{}' does not exist", from);
     CAIRN_RETURN_IF_ERROR(CheckParentLocked(to));
@@ -113,13 +116,13 @@ class MemEnvImpl final : public Env {
   }
 
   Status DeleteFile(const std::string& path) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     fs_.files.erase(path);
     return Status::Ok();
   }
 
   Status CreateDirs(const std::string& path) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     std::string p = path;
     while (!p.empty() && p != "/" && p != ".") {
       if (fs_.files.count(p)) return Error(Code::kIo, "'{}' exists and is not a directory", p);
@@ -130,7 +133,7 @@ class MemEnvImpl final : public Env {
   }
 
   Status DeleteDir(const std::string& path) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     fs_.dirs.erase(path);
     return Status::Ok();
   }
@@ -138,7 +141,7 @@ class MemEnvImpl final : public Env {
   Status SyncDir(const std::string&) override { return Status::Ok(); }
 
   Result<std::vector<DirEntry>> ListDir(const std::string& path) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     if (!fs_.dirs.count(path)) return Error(Code::kNotFound, "'{}' does not exist", path);
     std::vector<DirEntry> out;
     std::string prefix = path == "/" ? "/" : path + "/";
@@ -152,12 +155,12 @@ class MemEnvImpl final : public Env {
   }
 
   bool FileExists(const std::string& path) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     return fs_.files.count(path) > 0 || fs_.dirs.count(path) > 0;
   }
 
   Result<uint64_t> FileSize(const std::string& path) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     auto it = fs_.files.find(path);
     if (it == fs_.files.end()) return Error(Code::kNotFound, "'{}' does not exist", path);
     return static_cast<uint64_t>(it->second->size());
@@ -166,7 +169,7 @@ class MemEnvImpl final : public Env {
   Result<uint64_t> FreeSpace(const std::string&) override { return uint64_t{1} << 40; }
 
   Status AppendToFile(const std::string& path, const void* data, size_t n) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     auto it = fs_.files.find(path);
     if (it == fs_.files.end()) {
       CAIRN_RETURN_IF_ERROR(CheckParentLocked(path));
@@ -178,9 +181,14 @@ class MemEnvImpl final : public Env {
 
   // No page cache: the contents are the memory.
   Status EvictFromCache(const std::string& path) override {
-    std::lock_guard<std::mutex> lock(fs_.mu);
+    MutexLock lock(&fs_.mu);
     if (!fs_.files.count(path)) return Error(Code::kNotFound, "'{}' does not exist", path);
     return Status::Ok();
+  }
+
+  // Only files are in memory: threads are the process's own.
+  Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
+    return PosixEnv()->StartThread(std::move(body));
   }
 
  private:
@@ -188,8 +196,7 @@ class MemEnvImpl final : public Env {
     return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
            name.find('/', prefix.size()) == std::string::npos;
   }
-  // REQUIRES: fs_.mu held.
-  Status CheckParentLocked(const std::string& path) {
+  Status CheckParentLocked(const std::string& path) REQUIRES(fs_.mu) {
     std::string parent = DirName(path);
     if (parent == "." || parent == "/" || fs_.dirs.count(parent)) return Status::Ok();
     return Error(Code::kNotFound, "directory '{}' does not exist", parent);

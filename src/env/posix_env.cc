@@ -9,11 +9,11 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <condition_variable>
 #include <cstring>
-#include <mutex>
+#include <system_error>
 #include <thread>
 
+#include "base/mutex.h"
 #include "env/env.h"
 
 namespace cairn {
@@ -40,63 +40,91 @@ Status WriteAll(int fd, const void* data, size_t n, const std::string& path) {
   return Status::Ok();
 }
 
+// A std::thread behind Env::StartThread.
+class StdThread final : public Thread {
+ public:
+  explicit StdThread(std::function<void()> body) : thread_(std::move(body)) {}
+  ~StdThread() override { Join(); }
+  void Join() override {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+};
+
+Result<std::unique_ptr<Thread>> StartStdThread(std::function<void()> body) {
+  try {
+    return std::unique_ptr<Thread>(new StdThread(std::move(body)));
+  } catch (const std::system_error& e) {
+    return Error(Code::kInternal, "cannot start a thread: {}", e.what());
+  }
+}
+
 // Writes aligned buffers with O_DIRECT on a thread of its own, so that the
 // caller fills (copies and checksums) the next buffer while the device
-// writes this one: the two overlap instead of adding up.
+// writes this one: the two overlap instead of adding up. When the system
+// refuses the thread, Submit writes in the caller's thread instead.
 class DirectWriter {
  public:
-  DirectWriter(int fd, const std::string& path) : fd_(fd), path_(path), thread_([this] { Run(); }) {}
+  DirectWriter(int fd, const std::string& path) : fd_(fd), path_(path) {
+    auto thread = StartStdThread([this] { Run(); });
+    if (thread.ok()) thread_ = std::move(thread).value();
+  }
   ~DirectWriter() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stop_ = true;
     }
-    cv_.notify_all();
-    thread_.join();
+    cv_.SignalAll();
+    if (thread_) thread_->Join();
   }
   // Queues one write; waits for the previous one first (double buffering).
   Status Submit(const char* data, size_t n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return data_ == nullptr; });
+    if (!thread_) return WriteAll(fd_, data, n, path_);
+    MutexLock lock(&mu_);
+    while (data_ != nullptr) cv_.Wait();
     if (!error_.ok()) return error_;
     data_ = data;
     size_ = n;
-    cv_.notify_all();
+    cv_.SignalAll();
     return Status::Ok();
   }
   // Waits until no write is in flight; the first error of any write.
   Status Drain() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return data_ == nullptr; });
+    MutexLock lock(&mu_);
+    while (data_ != nullptr) cv_.Wait();
     return error_;
   }
 
  private:
   void Run() {
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (;;) {
-      cv_.wait(lock, [this] { return stop_ || data_ != nullptr; });
+      while (!stop_ && data_ == nullptr) cv_.Wait();
       if (data_ == nullptr) return;
       const char* data = data_;
       size_t n = size_;
-      lock.unlock();
+      // The write runs unlocked so that Submit can queue the next buffer;
+      // data_ stays set, so nobody touches this one meanwhile.
+      mu_.Unlock();
       Status s = WriteAll(fd_, data, n, path_);
-      lock.lock();
+      mu_.Lock();
       if (!s.ok() && error_.ok()) error_ = s;
       data_ = nullptr;
-      cv_.notify_all();
+      cv_.SignalAll();
     }
   }
 
   int fd_;
   const std::string& path_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  const char* data_ = nullptr;  // GUARDED_BY(mu_): the write in flight
-  size_t size_ = 0;             // GUARDED_BY(mu_)
-  bool stop_ = false;           // GUARDED_BY(mu_)
-  Status error_;                // GUARDED_BY(mu_)
-  std::thread thread_;
+  Mutex mu_;
+  CondVar cv_{&mu_};
+  const char* data_ GUARDED_BY(mu_) = nullptr;  // the write in flight
+  size_t size_ GUARDED_BY(mu_) = 0;
+  bool stop_ GUARDED_BY(mu_) = false;
+  Status error_ GUARDED_BY(mu_);
+  std::unique_ptr<Thread> thread_;  // null: writes run in the caller's thread
 };
 
 class PosixWritableFile final : public WritableFile {
@@ -420,6 +448,10 @@ class PosixEnvImpl final : public Env {
     if (err != 0) s = ErrnoError(err, "posix_fadvise(DONTNEED)", path);
     ::close(fd);
     return s;
+  }
+
+  Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
+    return StartStdThread(std::move(body));
   }
 };
 

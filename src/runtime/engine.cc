@@ -86,7 +86,7 @@ Status Engine::Open() {
   }
   route_dir_ = JoinPath(JoinPath(tier(TierFor(Placement::kMemory))->root(), ".route"),
                         fmt::format("r{:06}", comm_->rank()));
-  flusher_ = std::make_unique<Flusher>();
+  CAIRN_ASSIGN_OR_RETURN(flusher_, Flusher::Start(env_));
   Log(LogLevel::kInfo, "rank {} of {} on node {} of {}; placement policy '{}'", comm_->rank(),
       comm_->size(), comm_->node(), comm_->nodes(), PlacementPolicyName(config_.placement.policy));
   return Status::Ok();

@@ -2,55 +2,63 @@
 
 namespace cairn {
 
-Flusher::Flusher() : thread_([this] { Run(); }) {}
+Result<std::unique_ptr<Flusher>> Flusher::Start(Env* env) {
+  std::unique_ptr<Flusher> flusher(new Flusher());
+  Flusher* self = flusher.get();
+  CAIRN_ASSIGN_OR_RETURN(flusher->thread_, env->StartThread([self] { self->Run(); }));
+  return flusher;
+}
 
 Flusher::~Flusher() { Shutdown(); }
 
 void Flusher::Add(Job job) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     jobs_.push_back(std::move(job));
   }
-  work_cv_.notify_one();
+  work_cv_.Signal();
 }
 
 Status Flusher::Wait() {
-  std::unique_lock<std::mutex> lock(mu_);
-  idle_cv_.wait(lock, [this] { return jobs_.empty() && running_ == 0; });
+  MutexLock lock(&mu_);
+  while (!jobs_.empty() || running_ != 0) idle_cv_.Wait();
   Status s = first_error_;
   first_error_ = Status::Ok();
   return s;
 }
 
 size_t Flusher::pending() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return jobs_.size() + running_;
 }
 
 void Flusher::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ && !thread_.joinable()) return;
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  work_cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  work_cv_.SignalAll();
+  if (thread_) {
+    thread_->Join();
+    thread_.reset();
+  }
 }
 
 void Flusher::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (;;) {
-    work_cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+    while (!stopping_ && jobs_.empty()) work_cv_.Wait();
     if (jobs_.empty()) return;  // stopping and drained
     Job job = std::move(jobs_.front());
     jobs_.pop_front();
     ++running_;
-    lock.unlock();
+    // The job runs unlocked: Add and Wait must not wait for it.
+    mu_.Unlock();
     Status s = job();
-    lock.lock();
+    mu_.Lock();
     --running_;
     if (!s.ok() && first_error_.ok()) first_error_ = s;
-    idle_cv_.notify_all();
+    idle_cv_.SignalAll();
   }
 }
 

@@ -6,13 +6,14 @@
 #ifndef CAIRN_STORAGE_FLUSHER_H_
 #define CAIRN_STORAGE_FLUSHER_H_
 
-#include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <functional>
-#include <mutex>
-#include <thread>
+#include <memory>
 
+#include "base/mutex.h"
 #include "base/status.h"
+#include "env/env.h"
 
 namespace cairn {
 
@@ -20,30 +21,36 @@ class Flusher {
  public:
   using Job = std::function<Status()>;
 
-  Flusher();
+  // Starts the flusher thread through env (which must outlive the
+  // flusher); env's error when it cannot start a thread.
+  static Result<std::unique_ptr<Flusher>> Start(Env* env);
   ~Flusher();  // Shutdown()
   Flusher(const Flusher&) = delete;
   Flusher& operator=(const Flusher&) = delete;
 
-  void Add(Job job);
+  void Add(Job job) EXCLUDES(mu_);
   // Blocks until every job added so far has run; the first error among them.
-  Status Wait();
+  Status Wait() EXCLUDES(mu_);
   // Jobs queued or running.
-  size_t pending() const;
-  // Runs what is queued, then stops the thread. Idempotent.
-  void Shutdown();
+  size_t pending() const EXCLUDES(mu_);
+  // Runs what is queued, then stops the thread. Idempotent. REQUIRES: not
+  // called from a job.
+  void Shutdown() EXCLUDES(mu_);
 
  private:
-  void Run();
+  Flusher() = default;
+  void Run() EXCLUDES(mu_);
 
-  mutable std::mutex mu_;
-  std::condition_variable work_cv_;  // jobs added or stopping
-  std::condition_variable idle_cv_;  // a job finished
-  std::deque<Job> jobs_;             // GUARDED_BY(mu_)
-  size_t running_ = 0;               // GUARDED_BY(mu_)
-  bool stopping_ = false;            // GUARDED_BY(mu_)
-  Status first_error_;               // GUARDED_BY(mu_)
-  std::thread thread_;
+  mutable Mutex mu_;
+  CondVar work_cv_{&mu_};  // jobs added or stopping
+  CondVar idle_cv_{&mu_};  // a job finished
+  std::deque<Job> jobs_ GUARDED_BY(mu_);
+  size_t running_ GUARDED_BY(mu_) = 0;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  Status first_error_ GUARDED_BY(mu_);
+  // Set once by Start, joined and reset by the first Shutdown, which only
+  // the owner calls.
+  std::unique_ptr<Thread> thread_;
 };
 
 }  // namespace cairn

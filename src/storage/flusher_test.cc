@@ -5,11 +5,20 @@
 
 #include <gtest/gtest.h>
 
+#include "env/env.h"
+
 namespace cairn {
 namespace {
 
+std::unique_ptr<Flusher> StartFlusher() {
+  auto flusher = Flusher::Start(PosixEnv());
+  EXPECT_TRUE(flusher.ok()) << flusher.status().ToString();
+  return std::move(flusher).value();
+}
+
 TEST(FlusherTest, RunsJobsInOrderAndWaits) {
-  Flusher flusher;
+  auto started = StartFlusher();
+  Flusher& flusher = *started;
   std::vector<int> order;
   for (int i = 0; i < 100; ++i) {
     flusher.Add([&order, i] {
@@ -24,7 +33,8 @@ TEST(FlusherTest, RunsJobsInOrderAndWaits) {
 }
 
 TEST(FlusherTest, WaitReportsFirstErrorOnce) {
-  Flusher flusher;
+  auto started = StartFlusher();
+  Flusher& flusher = *started;
   std::atomic<int> ran{0};
   flusher.Add([&] { ++ran; return Error(Code::kIo, "first"); });
   flusher.Add([&] { ++ran; return Error(Code::kIo, "second"); });
@@ -38,12 +48,34 @@ TEST(FlusherTest, WaitReportsFirstErrorOnce) {
 TEST(FlusherTest, ShutdownRunsQueuedJobs) {
   std::atomic<int> ran{0};
   {
-    Flusher flusher;
+    auto started = StartFlusher();
+  Flusher& flusher = *started;
     for (int i = 0; i < 10; ++i) flusher.Add([&] { ++ran; return Status::Ok(); });
     flusher.Shutdown();
     flusher.Shutdown();
   }
   EXPECT_EQ(ran, 10);
+}
+
+// Jobs run on a thread the Env started, so an Env that cannot start one
+// makes Start fail instead of throwing.
+class NoThreadEnv final : public EnvWrapper {
+ public:
+  NoThreadEnv() : EnvWrapper(PosixEnv()) {}
+  Result<std::unique_ptr<Thread>> StartThread(std::function<void()>) override {
+    ++starts;
+    return Error(Code::kInternal, "cannot start a thread: refused by the test");
+  }
+  int starts = 0;
+};
+
+TEST(FlusherTest, StartsItsThreadThroughTheEnv) {
+  NoThreadEnv env;
+  auto flusher = Flusher::Start(&env);
+  EXPECT_EQ(env.starts, 1);
+  ASSERT_FALSE(flusher.ok());
+  EXPECT_EQ(flusher.status().code(), Code::kInternal);
+  EXPECT_NE(flusher.status().message().find("refused by the test"), std::string::npos);
 }
 
 }  // namespace

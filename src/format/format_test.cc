@@ -40,16 +40,19 @@ PartHeader SampleHeader() {
   h.version = 7;
   h.rank = 2;
   h.nranks = 4;
-  h.regions = {{0, 8, 1000, 0}, {5, 1, 3, 0}};
+  h.regions = {{0, 8, 10000, 0}, {5, 1, 3, 0}};
   h.Layout();
   return h;
 }
 
-TEST(PartTest, HeaderRoundTripAndAlignment) {
+TEST(PartTest, HeaderRoundTripAndLayout) {
   PartHeader h = SampleHeader();
-  EXPECT_EQ(h.regions[0].offset % kRegionAlign, 0u);
-  EXPECT_EQ(h.regions[1].offset, AlignUp(h.regions[0].offset + 8000, kRegionAlign));
-  EXPECT_EQ(h.FileSize(), h.regions[1].offset + 3);
+  EXPECT_EQ(h.format, kPartFormatVersion);
+  // The small region is packed after the header; the large one (80000
+  // bytes) starts at the next page boundary after it.
+  EXPECT_EQ(h.regions[1].offset, AlignUp(h.HeaderBytes(), kPackedRegionAlign));
+  EXPECT_EQ(h.regions[0].offset, AlignUp(h.regions[1].offset + 3, kRegionAlign));
+  EXPECT_EQ(h.FileSize(), h.regions[0].offset + 80000);
   std::string bytes = h.Encode();
   ASSERT_EQ(bytes.size(), h.HeaderBytes());
   auto size = PartHeaderSize(bytes.substr(0, 16), "p");
@@ -63,6 +66,67 @@ TEST(PartTest, HeaderRoundTripAndAlignment) {
   ASSERT_EQ(back->regions.size(), 2u);
   EXPECT_EQ(back->regions[1].id, 5);
   EXPECT_EQ(back->regions[1].offset, h.regions[1].offset);
+}
+
+TEST(PartTest, SmallRegionsArePackedAndLargeOnesPageAligned) {
+  PartHeader h;
+  h.name = "hydro";
+  // Five scalars, then an array of 64 KiB (aligned), then one of 100 bytes.
+  for (int id = 0; id < 5; ++id) h.regions.push_back({id, 8, 1, 0});
+  h.regions.push_back({5, 8, 8192, 0});
+  h.regions.push_back({6, 4, 25, 0});
+  h.Layout();
+  uint64_t smalls_end = h.HeaderBytes();
+  for (int i : {0, 1, 2, 3, 4, 6}) {
+    EXPECT_EQ(h.regions[i].offset % kPackedRegionAlign, 0u) << i;
+    EXPECT_GE(h.regions[i].offset, smalls_end) << "regions overlap at " << i;
+    smalls_end = h.regions[i].offset + h.regions[i].bytes();
+  }
+  EXPECT_EQ(h.regions[5].offset, kRegionAlign);
+  EXPECT_EQ(h.FileSize(), kRegionAlign + 65536);
+  // Five scalars alone cost their 40 bytes, not five pages.
+  h.regions.resize(5);
+  EXPECT_EQ(h.Layout(), AlignUp(h.HeaderBytes(), kPackedRegionAlign) + 40);
+  EXPECT_LT(h.FileSize(), 512u);
+}
+
+TEST(PartTest, FileSizeDoesNotDependOnTheName) {
+  // What lets the memory tier reserve a part's slot before the checkpoint
+  // has a name.
+  PartHeader a = SampleHeader();
+  PartHeader b = SampleHeader();
+  a.name = "x";
+  b.name = std::string(kMaxNameLength, 'y');
+  EXPECT_EQ(a.Layout(), b.Layout());
+  EXPECT_EQ(a.Encode().size(), b.Encode().size());
+}
+
+TEST(PartTest, FormatOneHeaderIsStillRead) {
+  // Format 1: the name field is as long as the name, every region 4 KiB
+  // aligned. Encode writes the format it is given.
+  PartHeader h = SampleHeader();
+  h.format = 1;
+  h.regions[0].offset = AlignUp(h.HeaderBytes(), kRegionAlign);
+  h.regions[1].offset = AlignUp(h.regions[0].offset + 80000, kRegionAlign);
+  std::string bytes = h.Encode();
+  EXPECT_EQ(bytes.size(), 16 + 26 + h.name.size() + 2 * 28 + 4);
+  EXPECT_EQ(*PartHeaderSize(bytes.substr(0, 16), "p"), bytes.size());
+  auto back = DecodePartHeader(bytes, "p");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->format, 1u);
+  EXPECT_EQ(back->name, "heat");
+  EXPECT_EQ(back->regions[1].offset, h.regions[1].offset);
+  EXPECT_EQ(back->FileSize(), h.regions[1].offset + 3);
+  EXPECT_EQ(back->Encode(), bytes);
+}
+
+TEST(PartTest, UnknownFormatIsRefusedNamingTheFile) {
+  std::string bytes = SampleHeader().Encode();
+  bytes[8] = 3;
+  auto size = PartHeaderSize(bytes.substr(0, 16), "r000000.part");
+  ASSERT_FALSE(size.ok());
+  EXPECT_NE(size.status().message().find("r000000.part"), std::string::npos);
+  EXPECT_NE(size.status().message().find("version 3"), std::string::npos);
 }
 
 TEST(PartTest, EveryFlippedHeaderByteIsDetected) {
@@ -104,6 +168,38 @@ TEST(ManifestTest, RoundTrip) {
   EXPECT_EQ(back->files[0].extents[0].crcs, m.files[0].extents[0].crcs);
   EXPECT_EQ(back->files[1].logical, "x");
   EXPECT_EQ(back->DataBytes(), m.DataBytes());
+}
+
+// A manifest with a valid CRC is still not trusted with names: one that
+// would lead a restart or `cairn verify` outside its version directory, or
+// to another rank's files, is corrupt.
+TEST(ManifestTest, StoredNamesThatLeaveTheDirectoryAreCorrupt) {
+  struct Case {
+    const char* what;
+    void (*damage)(Manifest&);
+  };
+  const Case cases[] = {
+      {"routed logical ../../x", [](Manifest& m) {
+         m.files[1].logical = "../../x";
+         m.files[1].name = RankFilePrefix(1) + "f.../../x";
+       }},
+      {"routed name with a slash", [](Manifest& m) { m.files[1].name = "../r000001.f.x"; }},
+      {"part of another rank", [](Manifest& m) { m.files[0].name = PartFileName(0); }},
+      {"absolute part name", [](Manifest& m) { m.files[0].name = "/etc/passwd"; }},
+      {"parity outside", [](Manifest& m) {
+         m.files.push_back({FileKind::kParity, "../r000001.part.ecc", "", 0, {}});
+       }},
+      {"checkpoint name ..", [](Manifest& m) { m.name = ".."; }},
+      {"rank beyond nranks", [](Manifest& m) { m.rank = 2; }},
+      {"negative version", [](Manifest& m) { m.version = -3; }},
+      {"a file twice", [](Manifest& m) { m.files.push_back(m.files[1]); }},
+  };
+  for (const Case& c : cases) {
+    Manifest m = SampleManifest();
+    c.damage(m);
+    auto back = DecodeManifest(m.Encode(), "m");
+    EXPECT_EQ(back.status().code(), Code::kCorrupt) << c.what;
+  }
 }
 
 TEST(ManifestTest, DamageIsDetected) {

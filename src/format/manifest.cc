@@ -1,6 +1,7 @@
 #include "format/manifest.h"
 
 #include <cstring>
+#include <set>
 
 #include "codec/crc32c.h"
 #include "format/bytes.h"
@@ -9,7 +10,44 @@
 namespace cairn {
 namespace {
 constexpr size_t kMaxFiles = 1 << 20;
+
+// Names read from storage pass the same rules as names from the API, and a
+// file must belong to the manifest's rank: a stored name is never trusted
+// to stay inside its version directory (docs/format.md "Manifest").
+Status CheckStoredNames(const Manifest& m, const FileEntry& f) {
+  const std::string prefix = RankFilePrefix(m.rank);
+  switch (f.kind) {
+    case FileKind::kPart:
+      if (f.name != PartFileName(m.rank)) {
+        return Error(Code::kCorrupt, "part file '{}' is not rank {}'s", f.name, m.rank);
+      }
+      return Status::Ok();
+    case FileKind::kRouted:
+      CAIRN_RETURN_IF_ERROR(ValidateName("routed file name", f.logical));
+      if (f.name != RoutedFileName(m.rank, f.logical)) {
+        return Error(Code::kCorrupt, "routed file '{}' does not hold rank {}'s '{}'", f.name,
+                     m.rank, f.logical);
+      }
+      return Status::Ok();
+    case FileKind::kParity:
+      CAIRN_RETURN_IF_ERROR(ValidateName("parity file name", f.name));
+      if (f.name.compare(0, prefix.size(), prefix) != 0 || !f.logical.empty()) {
+        return Error(Code::kCorrupt, "parity file '{}' is not rank {}'s", f.name, m.rank);
+      }
+      return Status::Ok();
+  }
+  return Error(Code::kCorrupt, "bad file kind {}", static_cast<int>(f.kind));
 }
+
+Status CheckIdentity(const Manifest& m) {
+  CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", m.name));
+  if (m.version < 0) return Error(Code::kCorrupt, "negative version {}", m.version);
+  if (m.nranks < 1 || m.rank < 0 || m.rank >= m.nranks) {
+    return Error(Code::kCorrupt, "rank {} of {} ranks", m.rank, m.nranks);
+  }
+  return Status::Ok();
+}
+}  // namespace
 
 uint64_t Manifest::DataBytes() const {
   uint64_t total = 0;
@@ -62,6 +100,8 @@ Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& ori
   m.name = r.String16();
   uint32_t nfiles = r.U32();
   if (!r.ok() || nfiles > kMaxFiles) return corrupt("bad file count");
+  if (Status s = CheckIdentity(m); !s.ok()) return corrupt(s.message().c_str());
+  std::set<std::string> names;
   for (uint32_t i = 0; i < nfiles && r.ok(); ++i) {
     FileEntry f;
     f.kind = static_cast<FileKind>(r.U8());
@@ -83,9 +123,9 @@ Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& ori
       for (auto& crc : e.crcs) crc = r.U32();
       f.extents.push_back(std::move(e));
     }
-    if (f.kind != FileKind::kPart && f.kind != FileKind::kRouted && f.kind != FileKind::kParity) {
-      return corrupt("bad file kind");
-    }
+    if (!r.ok()) break;
+    if (Status s = CheckStoredNames(m, f); !s.ok()) return corrupt(s.message().c_str());
+    if (!names.insert(f.name).second) return corrupt("a file is listed twice");
     m.files.push_back(std::move(f));
   }
   if (!r.ok()) return corrupt("truncated");

@@ -4,10 +4,6 @@
 #include <optional>
 #include <string>
 
-#include <mpi.h>
-
-#include "comm/mpi_comm.h"
-
 namespace cairn {
 
 namespace {
@@ -44,34 +40,10 @@ MpiLaunch DetectMpiLaunch(const EnvLookup& lookup) {
 Result<std::unique_ptr<ProcessComm>> ProcessComm::Open(const EnvLookup& lookup) {
   MpiLaunch launch = DetectMpiLaunch(lookup);
   if (!launch.under_mpirun || launch.size == 1) {
-    return std::unique_ptr<ProcessComm>(new ProcessComm(NewSingleComm(), false));
+    return std::unique_ptr<ProcessComm>(new ProcessComm(NewSingleComm()));
   }
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  bool finalize = false;
-  if (!initialized) {
-    int provided = MPI_THREAD_SINGLE;
-    int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-    if (rc != MPI_SUCCESS) return Error(Code::kComm, "MPI_Init_thread failed (MPI error {})", rc);
-    finalize = true;
-    // Callers may run threads that do I/O while the main thread alone calls
-    // MPI; MPI_THREAD_SINGLE would not allow those threads to exist.
-    if (provided < MPI_THREAD_FUNNELED) {
-      MPI_Finalize();
-      return Error(Code::kComm, "MPI does not support MPI_THREAD_FUNNELED");
-    }
-  }
-  auto comm = NewMpiComm(MPI_COMM_WORLD, /*ranks_per_node=*/0);
-  if (!comm.ok()) {
-    if (finalize) MPI_Finalize();
-    return comm.status();
-  }
-  return std::unique_ptr<ProcessComm>(new ProcessComm(std::move(comm).value(), finalize));
-}
-
-ProcessComm::~ProcessComm() {
-  comm_.reset();  // MPI_Comm_free must come before MPI_Finalize
-  if (finalize_) MPI_Finalize();
+  CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<MpiProcess> mpi, MpiProcess::Start());
+  return std::unique_ptr<ProcessComm>(new ProcessComm(std::move(mpi)));
 }
 
 }  // namespace cairn

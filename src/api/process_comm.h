@@ -15,6 +15,7 @@
 #include "base/config.h"
 #include "base/status.h"
 #include "comm/comm.h"
+#include "comm/mpi_process.h"
 
 namespace cairn {
 
@@ -39,22 +40,22 @@ class ProcessComm {
   // kComm when MPI fails to initialize or to build the communicator (MPI is
   // finalized again if Open initialized it). Collective over MPI_COMM_WORLD
   // when MPI is used; MPI already initialized by the caller is used as it is
-  // and left initialized.
+  // and left initialized (comm/mpi_process.h).
   static Result<std::unique_ptr<ProcessComm>> Open(const EnvLookup& lookup);
   // Frees the communicator, then finalizes MPI if Open initialized it.
   // Collective when MPI is used.
-  ~ProcessComm();
+  ~ProcessComm() = default;
   ProcessComm(const ProcessComm&) = delete;
   ProcessComm& operator=(const ProcessComm&) = delete;
 
-  Comm& comm() { return *comm_; }
+  Comm& comm() { return mpi_ ? mpi_->comm() : *single_; }
 
  private:
-  ProcessComm(std::unique_ptr<Comm> comm, bool finalize)
-      : comm_(std::move(comm)), finalize_(finalize) {}
+  explicit ProcessComm(std::unique_ptr<Comm> single) : single_(std::move(single)) {}
+  explicit ProcessComm(std::unique_ptr<MpiProcess> mpi) : mpi_(std::move(mpi)) {}
 
-  std::unique_ptr<Comm> comm_;
-  bool finalize_;  // Open called MPI_Init
+  std::unique_ptr<Comm> single_;    // without MPI
+  std::unique_ptr<MpiProcess> mpi_;  // under an MPI launcher
 };
 
 }  // namespace cairn

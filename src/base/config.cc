@@ -2,12 +2,13 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cctype>
-#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <set>
+#include <string_view>
 #include <type_traits>
 
 #include <toml++/toml.h>
@@ -20,39 +21,130 @@ namespace {
 // Variables that are not keys but are still Cairn's.
 const std::set<std::string> kOtherEnvNames = {"CAIRN_CONFIG", "CAIRN_DIR"};
 
-Status BadValue(const std::string& key, const std::string& value, const std::string& why) {
-  return Error(Code::kConfig, "config key '{}': bad value '{}': {}", key, value, why);
+// The placeholders a path may hold (storage/tier_path.h expands them).
+const std::set<std::string> kPathPlaceholders = {"dir", "node", "user", "dirkey"};
+
+// Text as messages show it: control characters (a NUL from "\u0000") are
+// escaped, so that a message is never cut short or garbled by them.
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    auto byte = static_cast<unsigned char>(ch);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
-Result<long long> ParseInteger(const std::string& key, const std::string& text, long long lo,
-                               long long hi) {
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0) {
-    return BadValue(key, text, "expected an integer");
+// "'lots'" for text, "'2' (a string)" for a typed TOML value.
+std::string Describe(const ConfigValue& value) {
+  if (const auto* t = std::get_if<ConfigText>(&value)) return "'" + Printable(t->text) + "'";
+  if (const auto* s = std::get_if<std::string>(&value)) {
+    return "'" + Printable(*s) + "' (a string)";
   }
-  if (v < lo || v > hi) {
-    return BadValue(key, text, fmt::format("expected {} to {}", lo, hi));
-  }
-  return v;
+  if (const auto* i = std::get_if<int64_t>(&value)) return fmt::format("'{}' (an integer)", *i);
+  if (const auto* d = std::get_if<double>(&value)) return fmt::format("'{}' (a float)", *d);
+  return fmt::format("'{}' (a boolean)", std::get<bool>(value));
 }
 
-// A finite decimal number (TOML integers and floats both arrive as text).
-Result<double> ParseNumber(const std::string& key, const std::string& text) {
-  errno = 0;
-  char* end = nullptr;
-  double d = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(d)) {
-    return BadValue(key, text, "expected a number");
-  }
-  return d;
+Status BadValue(const std::string& key, const ConfigValue& value, const std::string& why) {
+  return Error(Code::kConfig, "config key '{}': bad value {}: {}", key, Describe(value), why);
 }
 
-Result<bool> ParseBool(const std::string& key, const std::string& text) {
-  if (text == "true" || text == "1" || text == "yes" || text == "on") return true;
-  if (text == "false" || text == "0" || text == "no" || text == "off") return false;
-  return BadValue(key, text, "expected true or false");
+// The whole of text as a T (no sign, space or suffix around it), or nothing.
+template <typename T>
+std::optional<T> ParseWhole(std::string_view text) {
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// A TOML string or text (from the environment or a default), else null.
+const std::string* TextOf(const ConfigValue& value) {
+  if (const auto* t = std::get_if<ConfigText>(&value)) return &t->text;
+  return std::get_if<std::string>(&value);
+}
+
+// An integer in [lo, hi]: a TOML integer, or text that is one.
+Result<int64_t> IntegerValue(const std::string& key, const ConfigValue& value, int64_t lo,
+                             int64_t hi) {
+  std::optional<int64_t> n;
+  if (const auto* i = std::get_if<int64_t>(&value)) n = *i;
+  if (const auto* t = std::get_if<ConfigText>(&value)) n = ParseWhole<int64_t>(t->text);
+  if (!n) return BadValue(key, value, fmt::format("expected an integer from {} to {}", lo, hi));
+  if (*n < lo || *n > hi) return BadValue(key, value, fmt::format("expected {} to {}", lo, hi));
+  return *n;
+}
+
+// A finite number in [lo, hi]: a TOML integer or float, or text that is one.
+Result<double> NumberValue(const std::string& key, const ConfigValue& value, double lo,
+                           double hi) {
+  std::optional<double> d;
+  if (const auto* i = std::get_if<int64_t>(&value)) d = static_cast<double>(*i);
+  if (const auto* f = std::get_if<double>(&value)) d = *f;
+  if (const auto* t = std::get_if<ConfigText>(&value)) d = ParseWhole<double>(t->text);
+  if (!d || !std::isfinite(*d)) {
+    return BadValue(key, value, fmt::format("expected a number from {} to {}", lo, hi));
+  }
+  if (*d < lo || *d > hi) return BadValue(key, value, fmt::format("expected {} to {}", lo, hi));
+  return *d;
+}
+
+// A TOML boolean, or text saying one (the usual spellings of the shell).
+Result<bool> BoolValue(const std::string& key, const ConfigValue& value) {
+  if (const auto* b = std::get_if<bool>(&value)) return *b;
+  if (const auto* t = std::get_if<ConfigText>(&value)) {
+    const std::string& v = t->text;
+    if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
+    if (v == "false" || v == "0" || v == "no" || v == "off") return false;
+  }
+  return BadValue(key, value, "expected true or false");
+}
+
+// A non-empty string without NUL characters (a NUL would cut a path short).
+Result<std::string> StringValue(const std::string& key, const ConfigValue& value) {
+  const std::string* text = TextOf(value);
+  if (text == nullptr) return BadValue(key, value, "expected a string");
+  if (text->empty()) return BadValue(key, value, "must not be empty");
+  if (text->find('\0') != std::string::npos) {
+    return BadValue(key, value, "contains a NUL character");
+  }
+  return *text;
+}
+
+// Bytes: a TOML integer (not negative), or a string with a unit ("4GiB").
+Result<uint64_t> SizeValue(const std::string& key, const ConfigValue& value) {
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    if (*i < 0) return BadValue(key, value, "a size is not negative");
+    return static_cast<uint64_t>(*i);
+  }
+  const std::string* text = TextOf(value);
+  if (text == nullptr) {
+    return BadValue(key, value, "expected a size: an integer of bytes or a string such as '4GiB'");
+  }
+  auto size = ParseSize(*text);
+  if (!size.ok()) return BadValue(key, value, size.status().message());
+  return *size;
+}
+
+// A path template: a string whose {placeholders} are all known, so that a
+// misspelt one ({nod}) is not taken as a directory name.
+Result<std::string> PathValue(const std::string& key, const ConfigValue& value) {
+  CAIRN_ASSIGN_OR_RETURN(std::string path, StringValue(key, value));
+  for (size_t open = path.find('{'); open != std::string::npos; open = path.find('{', open + 1)) {
+    size_t close = path.find('}', open);
+    std::string name = close == std::string::npos ? "" : path.substr(open + 1, close - open - 1);
+    if (!kPathPlaceholders.count(name)) {
+      return BadValue(key, value,
+                      "unknown placeholder '" + Printable(path.substr(open, close - open + 1)) +
+                          "' (known: {dir} {node} {user} {dirkey})");
+    }
+  }
+  return path;
 }
 
 // Helpers that build ConfigKey entries; `field` selects the member to set.
@@ -62,9 +154,18 @@ ConfigKey StringKey(std::string section, std::string name, std::string fallback,
                     std::string doc, StringField field) {
   std::string full = section + "." + name;
   return {section, name, "string", fallback, doc,
-          [field, full](Config& c, const std::string& v) -> Status {
-            if (v.empty()) return BadValue(full, v, "must not be empty");
-            field(c) = v;
+          [field, full](Config& c, const ConfigValue& v) -> Status {
+            CAIRN_ASSIGN_OR_RETURN(field(c), StringValue(full, v));
+            return Status::Ok();
+          }};
+}
+
+ConfigKey PathKey(std::string section, std::string name, std::string fallback, std::string doc,
+                  StringField field) {
+  std::string full = section + "." + name;
+  return {section, name, "path", fallback, doc,
+          [field, full](Config& c, const ConfigValue& v) -> Status {
+            CAIRN_ASSIGN_OR_RETURN(field(c), PathValue(full, v));
             return Status::Ok();
           }};
 }
@@ -72,11 +173,11 @@ ConfigKey StringKey(std::string section, std::string name, std::string fallback,
 // Field: a callable Config& -> an integer member (int or int64_t).
 template <typename Field>
 ConfigKey IntKey(std::string section, std::string name, std::string fallback, std::string doc,
-                 long long lo, long long hi, Field field) {
+                 int64_t lo, int64_t hi, Field field) {
   std::string full = section + "." + name;
   return {section, name, fmt::format("int ({}..{})", lo, hi), fallback, doc,
-          [field, full, lo, hi](Config& c, const std::string& v) -> Status {
-            CAIRN_ASSIGN_OR_RETURN(long long n, ParseInteger(full, v, lo, hi));
+          [field, full, lo, hi](Config& c, const ConfigValue& v) -> Status {
+            CAIRN_ASSIGN_OR_RETURN(int64_t n, IntegerValue(full, v, lo, hi));
             auto& member = field(c);
             member = static_cast<std::remove_reference_t<decltype(member)>>(n);
             return Status::Ok();
@@ -87,10 +188,8 @@ ConfigKey FloatKey(std::string section, std::string name, std::string fallback, 
                    double lo, double hi, std::function<double&(Config&)> field) {
   std::string full = section + "." + name;
   return {section, name, fmt::format("number ({}..{})", lo, hi), fallback, doc,
-          [field, full, lo, hi](Config& c, const std::string& v) -> Status {
-            CAIRN_ASSIGN_OR_RETURN(double d, ParseNumber(full, v));
-            if (d < lo || d > hi) return BadValue(full, v, fmt::format("expected {} to {}", lo, hi));
-            field(c) = d;
+          [field, full, lo, hi](Config& c, const ConfigValue& v) -> Status {
+            CAIRN_ASSIGN_OR_RETURN(field(c), NumberValue(full, v, lo, hi));
             return Status::Ok();
           }};
 }
@@ -99,9 +198,8 @@ ConfigKey BoolKey(std::string section, std::string name, std::string fallback, s
                   std::function<bool&(Config&)> field) {
   std::string full = section + "." + name;
   return {section, name, "bool", fallback, doc,
-          [field, full](Config& c, const std::string& v) -> Status {
-            CAIRN_ASSIGN_OR_RETURN(bool b, ParseBool(full, v));
-            field(c) = b;
+          [field, full](Config& c, const ConfigValue& v) -> Status {
+            CAIRN_ASSIGN_OR_RETURN(field(c), BoolValue(full, v));
             return Status::Ok();
           }};
 }
@@ -110,10 +208,8 @@ ConfigKey SizeKey(std::string section, std::string name, std::string fallback, s
                   std::function<uint64_t&(Config&)> field) {
   std::string full = section + "." + name;
   return {section, name, "size", fallback, doc,
-          [field, full](Config& c, const std::string& v) -> Status {
-            auto size = ParseSize(v);
-            if (!size.ok()) return BadValue(full, v, size.status().message());
-            field(c) = *size;
+          [field, full](Config& c, const ConfigValue& v) -> Status {
+            CAIRN_ASSIGN_OR_RETURN(field(c), SizeValue(full, v));
             return Status::Ok();
           }};
 }
@@ -126,15 +222,56 @@ ConfigKey EnumKey(std::string section, std::string name, std::string fallback, s
   std::string listed;
   for (const auto& [text, value] : choices) listed += (listed.empty() ? "" : ", ") + text;
   return {section, name, listed, fallback, doc,
-          [field, full, choices, listed](Config& c, const std::string& v) -> Status {
-            for (const auto& [text, value] : choices) {
-              if (text == v) {
-                field(c) = value;
-                return Status::Ok();
+          [field, full, choices, listed](Config& c, const ConfigValue& v) -> Status {
+            if (const std::string* text = TextOf(v)) {
+              for (const auto& [choice, value] : choices) {
+                if (choice == *text) {
+                  field(c) = value;
+                  return Status::Ok();
+                }
               }
             }
             return BadValue(full, v, "expected one of " + listed);
           }};
+}
+
+// placement.interval: "off", "auto", or seconds > 0.
+Status SetInterval(Config& c, const ConfigValue& v) {
+  const std::string kKey = "placement.interval";
+  const std::string* text = TextOf(v);
+  if (text != nullptr && (*text == "off" || *text == "auto")) {
+    c.interval.mode = *text == "off" ? IntervalMode::kOff : IntervalMode::kAuto;
+    return Status::Ok();
+  }
+  // A TOML string must be off or auto: seconds are a number, not "90".
+  std::optional<double> seconds;
+  if (!std::holds_alternative<std::string>(v)) {
+    auto n = NumberValue(kKey, v, 0, std::numeric_limits<double>::max());
+    if (n.ok() && *n > 0) seconds = *n;
+  }
+  if (!seconds) return BadValue(kKey, v, "expected off, auto, or seconds > 0");
+  c.interval.mode = IntervalMode::kFixed;
+  c.interval.fixed_seconds = *seconds;
+  return Status::Ok();
+}
+
+// io.parallelism: "auto", or ranks >= 0.
+Status SetParallelism(Config& c, const ConfigValue& v) {
+  const std::string kKey = "io.parallelism";
+  const std::string* text = TextOf(v);
+  if (text != nullptr && *text == "auto") {
+    c.io.auto_parallelism = true;
+    return Status::Ok();
+  }
+  std::optional<int64_t> ranks;
+  if (!std::holds_alternative<std::string>(v)) {
+    auto n = IntegerValue(kKey, v, 0, 1 << 20);
+    if (n.ok()) ranks = *n;
+  }
+  if (!ranks) return BadValue(kKey, v, "expected auto, or an integer from 0 to 1048576");
+  c.io.auto_parallelism = false;
+  c.io.parallelism = static_cast<int>(*ranks);
+  return Status::Ok();
 }
 
 void AddTierKeys(std::vector<ConfigKey>& keys, TierKind kind, const std::string& path,
@@ -144,7 +281,7 @@ void AddTierKeys(std::vector<ConfigKey>& keys, TierKind kind, const std::string&
   keys.push_back(BoolKey(section, "enabled", "true",
                          "use this tier (" + what + ")",
                          [i](Config& c) -> bool& { return c.tiers[i].enabled; }));
-  keys.push_back(StringKey(section, "path", path,
+  keys.push_back(PathKey(section, "path", path,
                            "directory of this tier; {dir} {node} {user} {dirkey} are expanded",
                            [i](Config& c) -> std::string& { return c.tiers[i].path; }));
   keys.push_back(SizeKey(section, "capacity", capacity,
@@ -238,35 +375,13 @@ std::vector<ConfigKey> BuildKeys() {
       "placement", "interval", "off, auto, or seconds > 0", "off",
       "when cairn_should_checkpoint says yes: off (it is an error to call it), auto (the "
       "failure model's optimal interval from measured checkpoint times), or fixed seconds",
-      [](Config& c, const std::string& v) -> Status {
-        IntervalSettings& s = c.interval;
-        if (v == "off" || v == "auto") {
-          s.mode = v == "off" ? IntervalMode::kOff : IntervalMode::kAuto;
-          return Status::Ok();
-        }
-        auto d = ParseNumber("placement.interval", v);
-        if (!d.ok() || !(*d > 0)) {
-          return BadValue("placement.interval", v, "expected off, auto, or seconds > 0");
-        }
-        s.mode = IntervalMode::kFixed;
-        s.fixed_seconds = *d;
-        return Status::Ok();
-      }});
+      SetInterval});
   keys.push_back(ConfigKey{
       "io", "parallelism", "auto, or an int >= 0", "0",
       "ranks of a node that write or read a tier at once: 0 = all, N, or auto (the optimum "
       "of io.profile)",
-      [](Config& c, const std::string& v) -> Status {
-        if (v == "auto") {
-          c.io.auto_parallelism = true;
-          return Status::Ok();
-        }
-        CAIRN_ASSIGN_OR_RETURN(long long n, ParseInteger("io.parallelism", v, 0, 1 << 20));
-        c.io.auto_parallelism = false;
-        c.io.parallelism = static_cast<int>(n);
-        return Status::Ok();
-      }});
-  keys.push_back(StringKey("io", "profile", "{dir}/cairn-profile.json",
+      SetParallelism});
+  keys.push_back(PathKey("io", "profile", "{dir}/cairn-profile.json",
                            "the I/O profile parallelism = auto reads (cairn profile --out)",
                            [](Config& c) -> std::string& { return c.io.profile; }));
   keys.push_back(FloatKey("model", "mtbf", "86400",
@@ -301,34 +416,219 @@ const ConfigKey* FindKey(const std::string& section, const std::string& name) {
   return nullptr;
 }
 
-std::string NodeText(const toml::node& node) {
-  if (auto s = node.as_string()) return s->get();
-  if (auto i = node.as_integer()) return std::to_string(i->get());
-  if (auto b = node.as_boolean()) return b->get() ? "true" : "false";
-  if (auto f = node.as_floating_point()) return fmt::format("{}", f->get());
-  return "<" + std::string(toml::impl::node_type_friendly_names[static_cast<int>(node.type())]) +
-         ">";
+// Whether path is a section of keys ("tiers.memory") or holds sections
+// ("tiers").
+bool IsSection(const std::string& path) {
+  for (const auto& key : ConfigKeys()) {
+    if (key.section == path || key.section.rfind(path + ".", 0) == 0) return true;
+  }
+  return false;
 }
 
-// Walks tables; a key is a leaf whose dotted parent path is a known section.
-Status ApplyTable(const toml::table& table, const std::string& prefix, Config& config,
-                  const std::string& origin, std::set<std::string>& user_set) {
+// "an array", "a table", ...: a TOML value's type as messages name it.
+const char* TomlTypeName(toml::node_type type) {
+  switch (type) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+// A TOML value as the key's setter takes it, with its type kept.
+Result<ConfigValue> TomlValue(const toml::node& node, const ConfigKey& key) {
+  if (const auto* s = node.as_string()) return ConfigValue(s->get());
+  if (const auto* i = node.as_integer()) return ConfigValue(i->get());
+  if (const auto* f = node.as_floating_point()) return ConfigValue(f->get());
+  if (const auto* b = node.as_boolean()) return ConfigValue(b->get());
+  return Error(Code::kConfig, "config key '{}': expected {}, found {}", key.FullName(), key.type,
+               TomlTypeName(node.type()));
+}
+
+// The dotted path of the first value under an unknown table, so that the
+// message shows what the user wrote ("tier.memory.path", not just "tier").
+std::string FirstValuePath(const toml::node& node, std::string path) {
+  const toml::node* at = &node;
+  while (const toml::table* table = at->as_table()) {
+    if (table->empty()) break;
+    path += "." + std::string(table->begin()->first.str());
+    at = &table->begin()->second;
+  }
+  return path;
+}
+
+// Applies the keys of one table. It descends only into known sections, so
+// its depth is that of the deepest section whatever the input's nesting.
+Status ApplyTable(const toml::table& table, const std::string& prefix, const std::string& origin,
+                  Config& config, std::set<std::string>& user_set) {
   for (const auto& [k, node] : table) {
     std::string name(k.str());
     std::string path = prefix.empty() ? name : prefix + "." + name;
-    if (const toml::table* sub = node.as_table()) {
-      CAIRN_RETURN_IF_ERROR(ApplyTable(*sub, path, config, origin, user_set));
+    if (IsSection(path)) {
+      const toml::table* sub = node.as_table();
+      if (sub == nullptr) {
+        return Error(Code::kConfig, "{}: '{}' is a config section, so a table, not {}", origin,
+                     path, TomlTypeName(node.type()));
+      }
+      CAIRN_RETURN_IF_ERROR(ApplyTable(*sub, path, origin, config, user_set));
       continue;
     }
     const ConfigKey* key = FindKey(prefix, name);
     if (key == nullptr) {
-      return Error(Code::kConfig, "{}: unknown config key '{}'", origin, path);
+      return Error(Code::kConfig, "{}: unknown config key '{}'", origin,
+                   Printable(FirstValuePath(node, path)));
     }
-    if (node.is_array() || node.is_date() || node.is_time() || node.is_date_time()) {
-      return BadValue(path, NodeText(node), "expected " + key->type);
-    }
-    CAIRN_RETURN_IF_ERROR(key->set(config, NodeText(node)).Annotate(origin));
+    auto value = TomlValue(node, *key);
+    if (!value.ok()) return value.status().Annotate(origin);
+    CAIRN_RETURN_IF_ERROR(key->set(config, *value).Annotate(origin));
     user_set.insert(path);
+  }
+  return Status::Ok();
+}
+
+// The index of the last character of the string starting at text[i] (a
+// basic, literal or multi-line string), counting the lines it spans. An
+// unterminated single-line string ends before its newline.
+size_t SkipString(std::string_view text, size_t i, int& line) {
+  char quote = text[i];
+  bool multi = text.substr(i, 3) == std::string(3, quote);
+  for (size_t j = i + (multi ? 3 : 1); j < text.size(); ++j) {
+    char ch = text[j];
+    if (ch == '\n') {
+      if (!multi) return j - 1;
+      ++line;
+    } else if (ch == '\\' && quote == '"') {
+      if (++j < text.size() && text[j] == '\n') ++line;  // an escape, or a line-ending backslash
+    } else if (ch == quote && (!multi || text.substr(j, 3) == std::string(3, quote))) {
+      if (!multi) return j;
+      j += 2;
+      while (j + 1 < text.size() && text[j + 1] == quote) ++j;  // """a"""" ends in a quote
+      return j;
+    }
+  }
+  return text.size();
+}
+
+// toml++ bounds nested arrays and inline tables (TOML_MAX_NESTED_VALUES)
+// but not the parts of a table header or dotted key, and it recurses over
+// the finished tree: `[a.a.a...]` 20,000 parts deep overflows the stack
+// inside toml::parse (at ~30,000 on an 8 MiB stack, far fewer on a thread's).
+// So the depth is measured on the text first: the parts of each key, plus
+// the tables, arrays and inline tables around it. Only strings, comments,
+// brackets, '=', ',' and '.' are recognised; the rest of the syntax is
+// toml++'s to judge.
+Status CheckNestingDepth(std::string_view text, const std::string& origin) {
+  struct Open {
+    char bracket;  // '[' (an array) or '{' (an inline table)
+    int depth;     // of its elements; of the table itself for '{'
+  };
+  std::vector<Open> open;
+  int line = 1;
+  int table_depth = 0;  // parts of the last [header]
+  int depth = 1;        // of the key part being read, or of the value
+  bool in_key = true;   // reading a key or a header, not a value
+  bool in_header = false;
+  auto too_deep = [&] {
+    return Error(Code::kConfig,
+                 "{}:{}: nested deeper than {} levels (table header and dotted key parts, "
+                 "arrays and inline tables together)",
+                 origin, line, kMaxConfigDepth);
+  };
+  auto start_key = [&](int owner_depth) {
+    in_key = true;
+    depth = owner_depth + 1;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char ch = text[i];
+    if (ch == '"' || ch == '\'') {
+      i = SkipString(text, i, line);
+    } else if (ch == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (ch == '\n') {
+      ++line;
+      if (open.empty()) {
+        in_header = false;
+        start_key(table_depth);
+      }
+    } else if (in_key) {
+      if (ch == '.' && ++depth > kMaxConfigDepth) return too_deep();
+      if (ch == '[' && open.empty()) {  // a [header] or [[header]]
+        in_header = true;
+        depth = 1;
+      } else if (ch == ']' && in_header) {
+        table_depth = depth;
+        in_key = in_header = false;
+      } else if (ch == '=') {
+        if (depth > kMaxConfigDepth) return too_deep();
+        in_key = false;
+      } else if (ch == '}' && !open.empty()) {  // {} or a trailing comma
+        open.pop_back();
+        in_key = false;
+      }
+    } else if (ch == '[' || ch == '{') {
+      if (depth + 1 > kMaxConfigDepth) return too_deep();
+      open.push_back({ch, ch == '[' ? depth + 1 : depth});
+      if (ch == '[') {
+        depth += 1;
+      } else {
+        start_key(depth);
+      }
+    } else if ((ch == ']' || ch == '}') && !open.empty()) {
+      open.pop_back();
+    } else if (ch == ',' && !open.empty()) {
+      if (open.back().bracket == '[') {
+        depth = open.back().depth;
+      } else {
+        start_key(open.back().depth);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// The file's keys over the defaults; `user_set` gets every key it sets.
+Status ApplyToml(const std::string& toml_text, const std::string& origin, Config& config,
+                 std::set<std::string>& user_set) {
+  CAIRN_RETURN_IF_ERROR(CheckNestingDepth(toml_text, origin));
+  // Debian's toml++ is built with exceptions; none leaves this function.
+  toml::table parsed;
+  try {
+    parsed = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& err) {
+    return Error(Code::kConfig, "{}:{}:{}: {}", origin, err.source().begin.line,
+                 err.source().begin.column, err.description());
+  }
+  return ApplyTable(parsed, "", origin, config, user_set);
+}
+
+// CAIRN_* variables over the file; `user_set` gets every key they set.
+Status ApplyEnvironment(const EnvLookup& lookup, const EnvNames& names, Config& config,
+                        std::set<std::string>& user_set) {
+  // CAIRN_DIR is the documented shorthand; the explicit key wins over it.
+  if (auto dir = lookup("CAIRN_DIR")) {
+    CAIRN_RETURN_IF_ERROR(
+        FindKey("general", "dir")->set(config, ConfigText{*dir}).Annotate("$CAIRN_DIR"));
+  }
+  std::set<std::string> known(kOtherEnvNames);
+  for (const auto& key : ConfigKeys()) {
+    known.insert(key.EnvName());
+    if (auto v = lookup(key.EnvName())) {
+      user_set.insert(key.FullName());
+      CAIRN_RETURN_IF_ERROR(key.set(config, ConfigText{*v}).Annotate("$" + key.EnvName()));
+    }
+  }
+  for (const auto& name : names()) {
+    if (!known.count(name)) {
+      return Error(Code::kConfig, "unknown environment variable '{}' (no such config key)",
+                   Printable(name));
+    }
   }
   return Status::Ok();
 }
@@ -451,76 +751,52 @@ EnvNames ProcessEnvNames() {
 }
 
 Result<uint64_t> ParseSize(const std::string& text) {
-  size_t i = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == 0) return Error(Code::kConfig, "expected a size such as 4GiB, 512MiB or 4096");
-  errno = 0;
-  unsigned long long n = std::strtoull(text.substr(0, i).c_str(), nullptr, 10);
-  if (errno != 0) return Error(Code::kConfig, "size out of range");
-  std::string unit = text.substr(i);
-  unit.erase(std::remove(unit.begin(), unit.end(), ' '), unit.end());
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (end == text.data()) {
+    return Error(Code::kConfig, "expected a size such as 4GiB, 512MiB or 4096");
+  }
+  if (ec == std::errc::result_out_of_range) {
+    return Error(Code::kConfig, "more than 2^64 - 1 bytes");
+  }
+  std::string_view unit(end, text.data() + text.size() - end);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);  // "512 MiB"
   static const std::pair<const char*, uint64_t> kUnits[] = {
       {"", 1},           {"B", 1},          {"KB", 1000ULL},      {"MB", 1000000ULL},
       {"GB", 1000000000ULL}, {"TB", 1000000000000ULL}, {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20},
       {"GiB", 1ULL << 30},   {"TiB", 1ULL << 40}};
   for (const auto& [name, mult] : kUnits) {
     if (unit == name) {
-      if (n > UINT64_MAX / mult) return Error(Code::kConfig, "size out of range");
-      return static_cast<uint64_t>(n * mult);
+      if (n > UINT64_MAX / mult) return Error(Code::kConfig, "more than 2^64 - 1 bytes");
+      return n * mult;
     }
   }
   return Error(Code::kConfig, "unknown size unit '{}' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)",
-               unit);
+               Printable(unit));
 }
 
 Result<Config> ParseConfig(const std::string& toml_text, const std::string& origin,
                            const EnvLookup& lookup, const EnvNames& names) {
   Config config;
+  for (const auto& key : ConfigKeys()) {
+    CAIRN_RETURN_IF_ERROR(key.set(config, ConfigText{key.fallback}).Annotate("built-in default"));
+  }
   std::set<std::string> user_set;  // keys given by the file or the environment
-  for (const auto& key : ConfigKeys()) {
-    CAIRN_RETURN_IF_ERROR(key.set(config, key.fallback).Annotate("built-in default"));
-  }
-  if (!toml_text.empty()) {
-    // Debian's toml++ is built with exceptions; none leaves this function.
-    toml::table parsed;
-    try {
-      parsed = toml::parse(toml_text, origin);
-    } catch (const toml::parse_error& err) {
-      return Error(Code::kConfig, "{}:{}:{}: {}", origin, err.source().begin.line,
-                   err.source().begin.column, err.description());
-    }
-    CAIRN_RETURN_IF_ERROR(ApplyTable(parsed, "", config, origin, user_set));
-  }
-  // CAIRN_DIR is the documented shorthand; the explicit key wins over it.
-  if (auto dir = lookup("CAIRN_DIR")) {
-    CAIRN_RETURN_IF_ERROR(FindKey("general", "dir")->set(config, *dir).Annotate("$CAIRN_DIR"));
-  }
-  std::set<std::string> known(kOtherEnvNames);
-  for (const auto& key : ConfigKeys()) {
-    known.insert(key.EnvName());
-    if (auto v = lookup(key.EnvName())) {
-      user_set.insert(key.FullName());
-      CAIRN_RETURN_IF_ERROR(key.set(config, *v).Annotate("$" + key.EnvName()));
-    }
-  }
-  for (const auto& name : names()) {
-    if (!known.count(name)) {
-      return Error(Code::kConfig, "unknown environment variable '{}' (no such config key)", name);
-    }
-  }
+  if (!toml_text.empty()) CAIRN_RETURN_IF_ERROR(ApplyToml(toml_text, origin, config, user_set));
+  CAIRN_RETURN_IF_ERROR(ApplyEnvironment(lookup, names, config, user_set));
   CAIRN_RETURN_IF_ERROR(FinishConfig(config, user_set));
   return config;
 }
 
 Result<Config> LoadConfig(const char* config_path, const EnvLookup& lookup, const EnvNames& names,
-                          const std::function<Result<std::string>(const std::string&)>& read_file) {
+                          const ReadConfigFile& read_file) {
   std::string path = config_path != nullptr ? config_path : "";
   if (path.empty()) {
     if (auto from_env = lookup("CAIRN_CONFIG")) path = *from_env;
   }
   std::string text;
   if (!path.empty()) {
-    auto loaded = read_file(path);
+    auto loaded = read_file(path, kMaxConfigFileBytes);
     if (!loaded.ok()) {
       return Status(Code::kConfig, "reading config file: " + loaded.status().message());
     }

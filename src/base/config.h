@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "base/status.h"
@@ -138,14 +139,26 @@ struct Config {
   SsdEndurance ssd_endurance() const;
 };
 
+// Text to be parsed according to a key's type: the value of an environment
+// variable, or a key's built-in default.
+struct ConfigText {
+  std::string text;
+};
+// The value given for one key. A TOML value keeps its type (a string, an
+// integer, a float or a boolean) and a key accepts only the types it
+// documents: `keep = "2"` is an error, not the number 2.
+using ConfigValue = std::variant<ConfigText, std::string, int64_t, double, bool>;
+
 // One configuration key: where it lives, what it accepts, its default.
 struct ConfigKey {
   std::string section;   // "tiers.memory"
   std::string name;      // "capacity"
-  std::string type;      // "string", "int", "size", "bool", "enum", ...
+  std::string type;      // "string", "path", "int (lo..hi)", "size", "bool", choices, ...
   std::string fallback;  // default, as text
   std::string doc;       // one line for docs/config.md
-  std::function<Status(Config&, const std::string&)> set;
+  // Stores the value in the config; kConfig naming the key, the value and
+  // what was expected when the value has the wrong type or is out of range.
+  std::function<Status(Config&, const ConfigValue&)> set;
 
   std::string FullName() const { return section + "." + name; }
   // CAIRN_TIERS_MEMORY_CAPACITY
@@ -162,17 +175,30 @@ using EnvNames = std::function<std::vector<std::string>()>;
 EnvLookup ProcessEnvLookup();
 EnvNames ProcessEnvNames();
 
+// A config file is a few hundred bytes; anything this long is not one.
+inline constexpr uint64_t kMaxConfigFileBytes = 1 << 20;
+// Tables, dotted-key parts, arrays and inline tables around any value
+// (Cairn's own keys are three deep); deeper input is refused before toml++
+// parses it, since toml++ recurses once per level.
+inline constexpr int kMaxConfigDepth = 16;
+
 // Defaults, then the TOML text (may be empty), then the environment.
+// kConfig naming the file (origin) and line, the key or the variable.
 Result<Config> ParseConfig(const std::string& toml_text, const std::string& origin,
                            const EnvLookup& lookup, const EnvNames& names);
 
-// config_path: NULL or "" means $CAIRN_CONFIG if set, else no file.
-// `read_file` loads the file's text (config does no I/O of its own).
-Result<Config> LoadConfig(const char* config_path, const EnvLookup& lookup,
-                          const EnvNames& names,
-                          const std::function<Result<std::string>(const std::string&)>& read_file);
+// Reads a whole regular file of at most max_bytes; an error otherwise
+// (config does no I/O of its own: the caller passes its Env's reader).
+using ReadConfigFile =
+    std::function<Result<std::string>(const std::string& path, uint64_t max_bytes)>;
 
-// "4GiB", "512 MiB", "100MB", "4096" -> bytes.
+// config_path: NULL or "" means $CAIRN_CONFIG if set, else no file. The
+// file is read with read_file(path, kMaxConfigFileBytes).
+Result<Config> LoadConfig(const char* config_path, const EnvLookup& lookup,
+                          const EnvNames& names, const ReadConfigFile& read_file);
+
+// "4GiB", "512 MiB", "100MB", "4096" -> bytes; kConfig saying why not
+// (no number, an unknown unit, more than 2^64 - 1 bytes).
 Result<uint64_t> ParseSize(const std::string& text);
 
 }  // namespace cairn

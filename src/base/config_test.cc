@@ -235,11 +235,220 @@ TEST(ConfigTest, EnvNamesFollowSections) {
 TEST(ConfigTest, MissingFileIsNamed) {
   FakeEnv env;
   auto config = LoadConfig("/nonexistent/cairn.toml", env.Lookup(), env.Names(),
-                           [](const std::string& p) -> Result<std::string> {
+                           [](const std::string& p, uint64_t) -> Result<std::string> {
                              return Error(Code::kIo, "open '{}': No such file", p);
                            });
   ASSERT_FALSE(config.ok());
   EXPECT_NE(config.status().message().find("/nonexistent/cairn.toml"), std::string::npos);
+}
+
+// Expects a kConfig error whose message holds every one of `parts`.
+void ExpectConfigError(const Result<Config>& config, const std::vector<std::string>& parts,
+                       const std::string& input) {
+  ASSERT_FALSE(config.ok()) << input;
+  EXPECT_EQ(config.status().code(), Code::kConfig) << input;
+  for (const auto& part : parts) {
+    EXPECT_NE(config.status().message().find(part), std::string::npos)
+        << "'" << part << "' not in: " << config.status().message();
+  }
+}
+
+TEST(ConfigTest, TomlValuesKeepTheirType) {
+  struct Case {
+    std::string text;
+    std::vector<std::string> parts;
+  } cases[] = {
+      {"[placement]\nlifetime = 1\n", {"placement.lifetime", "expected true or false", "an integer"}},
+      {"[retention]\nkeep = \"2\"\n", {"retention.keep", "expected an integer", "a string"}},
+      {"[retention]\nkeep = 2.0\n", {"retention.keep", "expected an integer", "a float"}},
+      {"[tiers.memory]\npath = 42\n", {"tiers.memory.path", "expected a string", "an integer"}},
+      {"[tiers.memory]\npath = true\n", {"tiers.memory.path", "expected a string", "a boolean"}},
+      {"[tiers.memory]\npath = [\"/a\"]\n", {"tiers.memory.path", "expected path", "an array"}},
+      {"[tiers.memory]\ncapacity = 1.5e9\n", {"tiers.memory.capacity", "expected a size", "a float"}},
+      {"[tiers.memory]\ncapacity = true\n", {"tiers.memory.capacity", "expected a size"}},
+      {"[tiers.ssd]\nenabled = 1979-05-27\n", {"tiers.ssd.enabled", "expected bool", "a date"}},
+      {"[placement]\nslowdown_bound = \"0.2\"\n", {"placement.slowdown_bound", "a string"}},
+      {"[placement]\nslowdown_bound = nan\n", {"placement.slowdown_bound", "expected a number"}},
+      {"[model]\nmtbf = inf\n", {"model.mtbf", "expected a number"}},
+      {"[placement]\npolicy = 1\n", {"placement.policy", "expected one of", "an integer"}},
+      {"[placement]\ninterval = \"90\"\n", {"placement.interval", "seconds > 0", "a string"}},
+      {"[placement]\ninterval = true\n", {"placement.interval", "seconds > 0", "a boolean"}},
+      {"[io]\nparallelism = \"4\"\n", {"io.parallelism", "expected auto", "a string"}},
+      {"[io]\nparallelism = 1.5\n", {"io.parallelism", "expected auto", "a float"}},
+      {"[general]\nlog_level = false\n", {"general.log_level", "a boolean"}},
+  };
+  for (const auto& c : cases) ExpectConfigError(Parse(c.text), c.parts, c.text);
+}
+
+TEST(ConfigTest, EachTypeAcceptsWhatItDocuments) {
+  auto config = Parse(R"(
+[tiers.memory]
+capacity = 1048576
+[tiers.ssd]
+capacity = "2 GiB"
+endurance_tbw = 600
+warranty_years = 2.5
+[placement]
+slowdown_bound = 0.25
+interval = 90
+[io]
+parallelism = "auto"
+[model]
+mtbf = 3600
+)");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->tier(TierKind::kMemory).capacity, 1048576u);
+  EXPECT_EQ(config->tier(TierKind::kSsd).capacity, 2ULL << 30);
+  EXPECT_DOUBLE_EQ(config->ssd_endurance_tbw, 600);
+  EXPECT_DOUBLE_EQ(config->ssd_warranty_years, 2.5);
+  EXPECT_EQ(config->interval.mode, IntervalMode::kFixed);
+  EXPECT_DOUBLE_EQ(config->interval.fixed_seconds, 90);
+  EXPECT_TRUE(config->io.auto_parallelism);
+  EXPECT_DOUBLE_EQ(config->interval.mtbf_seconds, 3600);
+  auto ranks = Parse("[io]\nparallelism = 4\n");
+  ASSERT_TRUE(ranks.ok()) << ranks.status().ToString();
+  EXPECT_EQ(ranks->io.parallelism, 4);
+}
+
+TEST(ConfigTest, EnvironmentTextIsParsedPerType) {
+  FakeEnv env;
+  env.vars["CAIRN_PLACEMENT_LIFETIME"] = "0";
+  env.vars["CAIRN_TIERS_MEMORY_CAPACITY"] = "64MiB";
+  env.vars["CAIRN_PLACEMENT_SLOWDOWN_BOUND"] = "0.3";
+  env.vars["CAIRN_PLACEMENT_INTERVAL"] = "120";
+  env.vars["CAIRN_IO_PARALLELISM"] = "2";
+  auto config = Parse("", env);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_FALSE(config->placement.lifetime);
+  EXPECT_EQ(config->tier(TierKind::kMemory).capacity, 64ULL << 20);
+  EXPECT_DOUBLE_EQ(config->placement.slowdown_bound, 0.3);
+  EXPECT_DOUBLE_EQ(config->interval.fixed_seconds, 120);
+  EXPECT_EQ(config->io.parallelism, 2);
+  struct Case {
+    std::string var, value, key;
+  } bad[] = {
+      {"CAIRN_RETENTION_KEEP", " 2", "retention.keep"},
+      {"CAIRN_RETENTION_KEEP", "2x", "retention.keep"},
+      {"CAIRN_RETENTION_KEEP", "", "retention.keep"},
+      {"CAIRN_PLACEMENT_LIFETIME", "maybe", "placement.lifetime"},
+      {"CAIRN_PLACEMENT_SLOWDOWN_BOUND", "nan", "placement.slowdown_bound"},
+      {"CAIRN_TIERS_SSD_CAPACITY", "-1", "tiers.ssd.capacity"},
+      {"CAIRN_TIERS_SSD_PATH", std::string("/a\0b", 4), "tiers.ssd.path"},
+  };
+  for (const auto& c : bad) {
+    FakeEnv one;
+    one.vars[c.var] = c.value;
+    ExpectConfigError(Parse("", one), {"$" + c.var, c.key}, c.var + "=" + c.value);
+  }
+}
+
+// A NUL would cut the path short where the OS sees it (a C string).
+TEST(ConfigTest, NulInAPathIsAnError) {
+  for (std::string key : {"general.dir", "tiers.memory.path", "io.profile"}) {
+    size_t dot = key.rfind('.');
+    std::string text = fmt::format("[{}]\n{} = \"/scratch/a\\u0000b\"\n", key.substr(0, dot),
+                                   key.substr(dot + 1));
+    ExpectConfigError(Parse(text), {key, "NUL", "/scratch/a\\x00b"}, text);
+  }
+}
+
+TEST(ConfigTest, UnknownPathPlaceholderIsAnError) {
+  ExpectConfigError(Parse("[tiers.ssd]\npath = \"{dir}/ssd/{nod}\"\n"),
+                    {"tiers.ssd.path", "{nod}", "{node}"}, "{nod}");
+  ExpectConfigError(Parse("[tiers.pfs]\npath = \"{dir/pfs\"\n"), {"tiers.pfs.path", "{dir/pfs"},
+                    "unclosed");
+  ExpectConfigError(Parse("[io]\nprofile = \"{}/p.json\"\n"), {"io.profile", "{}"}, "{}");
+  EXPECT_TRUE(Parse("[tiers.ssd]\npath = \"/l/{user}/{dirkey}/{dir}/{node}\"\n").ok());
+}
+
+TEST(ConfigTest, SectionsMustBeTables) {
+  ExpectConfigError(Parse("tiers = 3\n"), {"'tiers'", "section", "an integer"}, "tiers = 3");
+  ExpectConfigError(Parse("[tiers]\nmemory = \"x\"\n"), {"'tiers.memory'", "a string"}, "memory");
+  ExpectConfigError(Parse("placement = [1]\n"), {"'placement'", "an array"}, "placement");
+  ExpectConfigError(Parse("[tiers.memory.path]\nx = 1\n"), {"tiers.memory.path", "a table"},
+                    "[tiers.memory.path]");
+  // Inline tables are tables.
+  auto inline_table = Parse("tiers = { memory = { keep = 3 } }\n");
+  ASSERT_TRUE(inline_table.ok()) << inline_table.status().ToString();
+  EXPECT_EQ(inline_table->KeepFor(TierKind::kMemory), 3);
+}
+
+TEST(ConfigTest, DuplicateKeysAreErrors) {
+  ExpectConfigError(Parse("[retention]\nkeep = 2\nkeep = 3\n"), {"test.toml:3"}, "keep twice");
+  ExpectConfigError(Parse("[retention]\nkeep = 2\n[retention]\n"), {"test.toml:3"},
+                    "section twice");
+  ExpectConfigError(Parse("retention.keep = 2\n[retention]\nkeep = 3\n"), {"test.toml"},
+                    "dotted and section");
+}
+
+TEST(ConfigTest, SizesOutOfRangeAreErrors) {
+  struct Case {
+    std::string value, why;
+  } cases[] = {
+      {"-1", "not negative"},
+      {"\"-5GiB\"", "expected a size"},
+      {"\"99999999999 GiB\"", "2^64"},
+      {"\"18446744073709551616\"", "2^64"},
+      {"\"4 G iB\"", "unknown size unit"},
+      {"\"4GiB \"", "unknown size unit"},
+  };
+  for (const auto& c : cases) {
+    std::string text = "[tiers.memory]\ncapacity = " + c.value + "\n";
+    ExpectConfigError(Parse(text), {"tiers.memory.capacity", c.why}, text);
+  }
+}
+
+// A header or value nested 20,000 levels deep overflowed the stack; it is
+// refused before parsing with an error naming the depth.
+TEST(ConfigTest, DeepNestingIsRefused) {
+  const int kLevels = 20000;
+  std::string parts;
+  for (int i = 0; i < kLevels; ++i) parts += i ? ".a" : "a";
+  std::string inline_tables;
+  for (int i = 0; i < kLevels; ++i) inline_tables += "{a=";
+  inline_tables += "1" + std::string(kLevels, '}');
+  const std::string inputs[] = {
+      "[" + parts + "]\nx = 1\n",
+      "[[" + parts + "]]\n",
+      parts + " = 1\n",
+      "[retention]\nx = " + std::string(kLevels, '[') + std::string(kLevels, ']') + "\n",
+      "[retention]\nx = " + inline_tables + "\n",
+  };
+  for (const auto& text : inputs) {
+    ExpectConfigError(Parse(text), {"test.toml:", "nested deeper than 16 levels"},
+                      text.substr(0, 40));
+  }
+}
+
+TEST(ConfigTest, DepthCountsKeysNotStringsOrValues) {
+  // Dots inside strings, comments and values, and a quoted key part with
+  // dots, are not levels.
+  std::string dots;
+  for (int i = 0; i < 40; ++i) dots += ".d";
+  auto config = Parse("[tiers.memory]\npath = \"/a" + dots + "\" # c" + dots +
+                      "\n[model]\nmtbf = 1.5e3\n");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->tier(TierKind::kMemory).path, "/a" + dots);
+  ExpectConfigError(Parse("[\"a" + dots + "\"]\nx = '''\n" + dots + "'''\n"),
+                    {"unknown config key", "a" + dots}, "quoted key");
+  // Just under the bound parses (and fails as an unknown key, found without
+  // walking the whole depth).
+  std::string deep = "a";
+  for (int i = 1; i < 15; ++i) deep += ".a";
+  ExpectConfigError(Parse("[" + deep + "]\nx = 1\n"), {"unknown config key", deep + ".x"}, deep);
+}
+
+TEST(ConfigTest, LoadReadsAtMostTheConfigLimit) {
+  FakeEnv env;
+  uint64_t asked = 0;
+  auto config = LoadConfig("/etc/cairn.toml", env.Lookup(), env.Names(),
+                           [&asked](const std::string&, uint64_t max_bytes) -> Result<std::string> {
+                             asked = max_bytes;
+                             return std::string("[retention]\nkeep = 4\n");
+                           });
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->keep, 4);
+  EXPECT_EQ(asked, kMaxConfigFileBytes);
 }
 
 TEST(ParseSizeTest, Units) {
@@ -250,6 +459,11 @@ TEST(ParseSizeTest, Units) {
   EXPECT_FALSE(ParseSize("GiB").ok());
   EXPECT_FALSE(ParseSize("12 furlongs").ok());
   EXPECT_FALSE(ParseSize("99999999999999999999TiB").ok());
+  EXPECT_FALSE(ParseSize("16777216TiB").ok());  // 2^64 bytes
+  EXPECT_EQ(*ParseSize("16777215TiB"), 16777215ULL << 40);
+  EXPECT_FALSE(ParseSize("-1").ok());
+  EXPECT_FALSE(ParseSize("+1").ok());
+  EXPECT_FALSE(ParseSize("4 G iB").ok());
 }
 
 }  // namespace

@@ -66,7 +66,9 @@ void CopyText(const std::string& text, char (&out)[N]) {
 
 Result<Config> LoadProcessConfig(const char* config_path) {
   return LoadConfig(config_path, ProcessEnvLookup(), ProcessEnvNames(),
-                    [](const std::string& path) { return PosixEnv()->ReadFileToString(path); });
+                    [](const std::string& path, uint64_t max_bytes) {
+                      return PosixEnv()->ReadFileUpTo(path, max_bytes);
+                    });
 }
 
 // Runs fn(engine) under the lock, or reports that there is no engine.

@@ -10,7 +10,9 @@ namespace cairn {
 
 Result<Config> LoadCliConfig(const std::string& path) {
   return LoadConfig(path.empty() ? nullptr : path.c_str(), ProcessEnvLookup(), ProcessEnvNames(),
-                    [](const std::string& p) { return PosixEnv()->ReadFileToString(p); });
+                    [](const std::string& p, uint64_t max_bytes) {
+                      return PosixEnv()->ReadFileUpTo(p, max_bytes);
+                    });
 }
 
 Result<std::vector<CopyInfo>> TakeInventory(Env* env, const Config& config) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace cairn {
 
@@ -35,7 +36,15 @@ Status ReadableFile::ReadPieces(uint64_t offset, uint64_t n, uint8_t* dst, uint6
 }
 
 Result<std::string> Env::ReadFileToString(const std::string& path) {
+  return ReadFileUpTo(path, std::numeric_limits<uint64_t>::max());
+}
+
+Result<std::string> Env::ReadFileUpTo(const std::string& path, uint64_t max_bytes) {
   CAIRN_ASSIGN_OR_RETURN(auto file, NewReadableFile(path));
+  if (file->size() > max_bytes) {
+    return Error(Code::kInvalidArgument, "'{}' is {} bytes long, more than the {} expected", path,
+                 file->size(), max_bytes);
+  }
   std::string out(file->size(), '\0');
   CAIRN_RETURN_IF_ERROR(file->ReadAt(0, out.data(), out.size()));
   return out;

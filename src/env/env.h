@@ -129,6 +129,9 @@ class Env {
   virtual Status EvictFromCache(const std::string& path) = 0;
   // Whole file as a string (small files: configs, manifests).
   virtual Result<std::string> ReadFileToString(const std::string& path);
+  // Whole file of at most max_bytes (a file a user names, such as the
+  // config): kInvalidArgument naming the path and the limit when longer.
+  Result<std::string> ReadFileUpTo(const std::string& path, uint64_t max_bytes);
   // Whole /sys or /proc file. Such files report a placeholder size (4096 in
   // sysfs, 0 in procfs) rather than their length, which ReadFileToString
   // takes at its word; when that fails this finds the real length with

@@ -1,5 +1,6 @@
 #include "env/env.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -145,6 +146,39 @@ TEST(PseudoFileTest, FindsTheRealLengthBeyondAPage) {
   EXPECT_EQ(env.ReadPseudoFile("/proc/cpuinfo", 5000).status().code(), Code::kUnsupported);
   PseudoFileEnv empty(mem.get(), "");
   EXPECT_EQ(*empty.ReadPseudoFile("/proc/x"), "");
+}
+
+TEST_P(EnvTest, ReadFileUpToRefusesLongerFiles) {
+  std::string path = JoinPath(root_, "config.toml");
+  ASSERT_TRUE(env_->WriteFileAtomic(path, "0123456789", 10, false).ok());
+  auto whole = env_->ReadFileUpTo(path, 10);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(*whole, "0123456789");
+  auto longer = env_->ReadFileUpTo(path, 9);
+  ASSERT_FALSE(longer.ok());
+  EXPECT_EQ(longer.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(longer.status().message().find(path), std::string::npos);
+}
+
+// A FIFO where a config or manifest belongs made readers wait forever for a
+// writer; anything but a regular file is refused at once, naming what it is.
+TEST(PosixEnvTest, NonRegularFilesAreRefusedWithoutHanging) {
+  char tmpl[] = "/tmp/cairn-env-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string root = tmpl;
+  std::string fifo = JoinPath(root, "fifo.toml");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  struct Case {
+    std::string path, kind;
+  } cases[] = {{fifo, "a FIFO"}, {root, "a directory"}, {"/dev/zero", "a character device"}};
+  for (const auto& c : cases) {
+    auto text = PosixEnv()->ReadFileUpTo(c.path, 1 << 20);
+    ASSERT_FALSE(text.ok()) << c.path;
+    EXPECT_EQ(text.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(text.status().message().find(c.path), std::string::npos) << text.status().message();
+    EXPECT_NE(text.status().message().find(c.kind), std::string::npos) << text.status().message();
+  }
+  (void)PosixEnv()->DeleteRecursive(root);
 }
 
 TEST(PathTest, Helpers) {

@@ -40,6 +40,16 @@ Status WriteAll(int fd, const void* data, size_t n, const std::string& path) {
   return Status::Ok();
 }
 
+// "a directory", "a FIFO", ...: what a path that should be a file is.
+const char* FileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "of another kind";
+}
+
 // A std::thread behind Env::StartThread.
 class StdThread final : public Thread {
  public:
@@ -294,7 +304,10 @@ class PosixEnvImpl final : public Env {
   }
 
   Result<std::unique_ptr<ReadableFile>> NewReadableFile(const std::string& path) override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO put where a file belongs (a config, a
+    // manifest) returns at once instead of waiting for a writer; on the
+    // regular files accepted below it changes nothing.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
       if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
       return Errno("open", path);
@@ -304,6 +317,11 @@ class PosixEnvImpl final : public Env {
       Status s = Errno("stat", path);
       ::close(fd);
       return s;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return Error(Code::kInvalidArgument, "'{}' is not a regular file (it is {})", path,
+                   FileTypeName(st.st_mode));
     }
     // Cairn reads its files front to back: ask for aggressive readahead.
     (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

@@ -3,7 +3,9 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test test-sanitize demo bench bootstrap clean
+FUZZ_SECONDS ?= 60
+
+.PHONY: all build test test-sanitize fuzz demo bench bootstrap clean
 
 all: build
 
@@ -26,6 +28,11 @@ test-sanitize: bootstrap
 	@cmake --build build-sanitize -j $(JOBS)
 	@ctest --test-dir build-sanitize -L unit --output-on-failure -j $(JOBS)
 
+# Every libFuzzer target, built with clang under ASan/UBSan in build-fuzz, for
+# FUZZ_SECONDS each over its corpus (docs/testing.md).
+fuzz: bootstrap
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) bash scripts/run_fuzz.sh
+
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
@@ -33,4 +40,4 @@ bench: build
 	@bash scripts/run_bench.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-sanitize
+	rm -rf $(BUILD) build-sanitize build-fuzz

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds Cairn's libFuzzer targets (tests/fuzz) with clang, ASan and UBSan
+# and runs each for FUZZ_SECONDS (default 60) over its seed corpus
+# (tests/fuzz/corpus/<target>/). docs/testing.md explains the targets.
+#   scripts/run_fuzz.sh [TARGET...]       every target when none is named
+# Environment: FUZZ_SECONDS (0: build only), FUZZ_BUILD (default build-fuzz),
+# JOBS (build parallelism, default nproc).
+# New inputs a run finds are kept in $FUZZ_BUILD/fuzz-corpus/<target>/, so
+# later runs start from them. A crash, leak, UB report, timeout or
+# out-of-memory fails the script; the input that caused it is left under
+# $FUZZ_BUILD/fuzz-artifacts/<target>/ and printed with the command that
+# replays it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${FUZZ_BUILD:-build-fuzz}
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+JOBS=${JOBS:-$(nproc)}
+
+# Only the library modules the fuzzers link are built, not the whole tree.
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCAIRN_BUILD_FUZZ=ON -DCAIRN_BUILD_TESTS=OFF -DCAIRN_BUILD_BENCH=OFF \
+  -DCAIRN_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
+cmake --build "$BUILD" -j "$JOBS" --target cairn_fuzzers
+
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for source in tests/fuzz/fuzz_*.cc; do
+    name=$(basename "$source" .cc)
+    targets+=("${name#fuzz_}")
+  done
+fi
+((SECONDS_EACH > 0)) || exit 0
+
+passed=0 failed=()
+for target in "${targets[@]}"; do
+  binary="$BUILD/tests/fuzz/fuzz_$target"
+  seeds="tests/fuzz/corpus/$target"
+  found="$BUILD/fuzz-corpus/$target"
+  artifacts="$BUILD/fuzz-artifacts/$target"
+  log="$BUILD/fuzz-logs/$target.log"
+  mkdir -p "$found" "$artifacts" "$(dirname "$log")"
+  [[ -x $binary ]] || { echo "fuzz: no target '$target' ($binary)" >&2; exit 2; }
+  [[ -d $seeds ]] || { echo "fuzz: no seed corpus $seeds" >&2; exit 2; }
+  args=(-max_total_time="$SECONDS_EACH" -timeout=25 -rss_limit_mb=2048
+        -artifact_prefix="$artifacts/" -print_final_stats=1)
+  [[ -f tests/fuzz/$target.dict ]] && args+=(-dict="tests/fuzz/$target.dict")
+  # The first directory receives what the run finds; the seeds stay as they are.
+  if "$binary" "${args[@]}" "$found" "$seeds" >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "fuzz: $target ok (${runs:-?} runs in ${SECONDS_EACH}s)"
+    passed=$((passed + 1))
+  else
+    failed+=("$target")
+    echo "fuzz: $target FAILED; the end of its log ($log):"
+    tail -n 40 "$log" | sed 's/^/    /'
+    # libFuzzer names the input it saved: "Test unit written to <path>".
+    input=$(sed -n 's/.*Test unit written to //p' "$log" | tail -n 1)
+    if [[ -n $input ]]; then
+      echo "fuzz: reproducer: $input"
+      echo "fuzz: replay with: $binary $input"
+    fi
+  fi
+done
+echo "fuzz: ${passed} passed, ${#failed[@]} failed"
+((${#failed[@]} == 0))

@@ -43,9 +43,7 @@ Engine::~Engine() {
 Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const Config& config,
                                                Env* env, Clock* clock) {
   std::unique_ptr<Engine> engine(new Engine(std::move(comm), config, env, clock));
-  Status local = engine->Open();
-  bool unused = false;
-  CAIRN_RETURN_IF_ERROR(engine->Agree(local, &unused));
+  CAIRN_RETURN_IF_ERROR(engine->comm_->Agree(engine->Open()));
   CAIRN_ASSIGN_OR_RETURN(engine->controller_,
                          PlacementController::Open(engine->comm_.get(), engine->config_, env, clock,
                                                    engine->tier(TierKind::kMemory),
@@ -149,11 +147,10 @@ Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version,
   return remove_empty_dir ? t.RemoveVersionDirIfEmpty(name, version) : Status::Ok();
 }
 
-Status Engine::Agree(const Status& local, bool* any_no_space) {
-  Comm::AgreeDetail detail;
-  Status agreed = comm_->Agree(local, &detail);
-  *any_no_space = detail.any_no_space;
-  return agreed;
+Status Engine::ValidateRequest(const std::string& name, int64_t version) {
+  CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
+  if (version < 0) return Error(Code::kInvalidArgument, "version {} is negative", version);
+  return Status::Ok();
 }
 
 Result<std::string> Engine::RouteFile(const std::string& logical) {
@@ -171,8 +168,9 @@ Status Engine::Finalize() {
     CAIRN_ASSIGN_OR_RETURN(auto global, GloballyCompleteVersions(name));
     ApplyRetention(name, global);
   }
-  Status barrier = comm_->Barrier();
-  return drained.ok() ? barrier : drained;
+  // Also the final barrier: a background drain that failed on one rank is
+  // reported by every rank's finalize.
+  return comm_->Agree(drained);
 }
 
 // ---- ECC sidecar (software chipkill for the memory tier)

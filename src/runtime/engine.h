@@ -108,6 +108,10 @@ class Engine {
 
   Engine(std::unique_ptr<Comm> comm, const Config& config, Env* env, Clock* clock);
   Status Open();
+  // kInvalidArgument for a bad checkpoint name or a negative version. Every
+  // collective step that can fail on one rank ends in comm_->Agree, so that
+  // every rank returns the failing rank's code and message.
+  static Status ValidateRequest(const std::string& name, int64_t version);
 
   Tier* tier(TierKind kind) const { return tiers_[static_cast<int>(kind)].get(); }
   std::vector<Region> SortedRegions() const;
@@ -141,10 +145,6 @@ class Engine {
   // directory is removed only when asked (when the version is retired).
   Status RemoveCopy(Tier& tier, const std::string& name, int64_t version,
                     bool remove_empty_dir = true);
-  // Collective: agrees whether every rank succeeded; on failure returns the
-  // local error or one naming a failed rank. *any_no_space tells whether
-  // some rank failed because its tier was full.
-  Status Agree(const Status& local, bool* any_no_space);
   // Collective: the newest version each tier holds complete on every rank.
   Result<std::array<int64_t, kTierKinds>> GloballyCompleteVersions(const std::string& name);
   void ApplyRetention(const std::string& name, const std::array<int64_t, kTierKinds>& global);

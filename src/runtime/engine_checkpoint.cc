@@ -48,7 +48,7 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
 
 Result<std::array<int64_t, kTierKinds>> Engine::GloballyCompleteVersions(const std::string& name) {
   std::vector<int64_t> newest(kTierKinds, kNone);
-  {
+  Status listed = [&]() -> Status {
     std::lock_guard<std::mutex> lock(mu_);
     for (int k = 0; k < kTierKinds; ++k) {
       if (!tiers_[k]) continue;
@@ -60,7 +60,9 @@ Result<std::array<int64_t, kTierKinds>> Engine::GloballyCompleteVersions(const s
         }
       }
     }
-  }
+    return Status::Ok();
+  }();
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(listed));
   CAIRN_RETURN_IF_ERROR(comm_->AllreduceMin(newest));
   std::array<int64_t, kTierKinds> out;
   std::copy(newest.begin(), newest.end(), out.begin());
@@ -168,8 +170,7 @@ void Engine::ScheduleDrains(TierKind from, const std::string& name, int64_t vers
 }
 
 Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) {
-  CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
-  if (version < 0) return Error(Code::kInvalidArgument, "version {} is negative", version);
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
   double start = clock_->MonotonicSeconds();
   controller_->EnterCheckpoint();
   CheckpointReport report;
@@ -211,8 +212,8 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
       return Status::Ok();
     });
     double write_seconds = clock_->MonotonicSeconds() - write_start;
-    bool no_space = false;
-    Status agreed = Agree(local, &no_space);
+    Comm::AgreeDetail detail;
+    Status agreed = comm_->Agree(local, &detail);
     if (agreed.ok()) {
       RecordWriteTime(kind, write_seconds);
       break;
@@ -223,7 +224,7 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
       // into its directory any more.
       (void)RemoveCopy(*t, name, version);
     }
-    if (!no_space) return agreed.Annotate(fmt::format("checkpoint '{}' version {}", name, version));
+    if (!detail.any_no_space) return agreed.Annotate(fmt::format("checkpoint '{}' version {}", name, version));
     if (!waited) {
       // The tier may be full of versions still draining: let the drains
       // finish and retention free them before giving up on this tier.
@@ -249,15 +250,28 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
   report->bytes = written;
   ++checkpoints_;
   names_written_.insert(name);
-  CAIRN_ASSIGN_OR_RETURN(auto routed, PendingRoutedFiles());
-  for (const auto& [logical, path] : routed) (void)env_->DeleteFile(path);
+  // The routed files are in the committed version now. Clearing them is
+  // housekeeping, not part of the commit: a failure only costs a copy of
+  // them in the next checkpoint.
+  if (auto routed = PendingRoutedFiles(); routed.ok()) {
+    for (const auto& [logical, path] : *routed) (void)env_->DeleteFile(path);
+  } else {
+    Log(LogLevel::kWarn, "routed files stay for the next checkpoint: {}",
+        routed.status().ToString());
+  }
   CAIRN_ASSIGN_OR_RETURN(auto global, GloballyCompleteVersions(name));
   ApplyRetention(name, global);
   std::vector<Status> sync_errors;
   ScheduleDrains(kind, name, version, &sync_errors);
+  // A synchronous drain is part of the call: its failure anywhere is the
+  // call's failure everywhere.
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(sync_errors.empty() ? Status::Ok() : sync_errors.front())
+                            .Annotate(fmt::format("checkpoint '{}' version {} committed on {}, "
+                                                  "but its synchronous drain failed",
+                                                  name, version, TierKindName(kind))));
   Log(LogLevel::kInfo, "checkpoint '{}' version {} committed on {} ({})", name, version,
       TierKindName(kind), report->reason);
-  return sync_errors.empty() ? Status::Ok() : sync_errors.front();
+  return Status::Ok();
 }
 
 const IoParallelism& Engine::IoParallelismFor(TierKind kind) {
@@ -326,8 +340,9 @@ TierKind Engine::TierFor(Placement placement) const {
 Status Engine::Wait() { return flusher_->Wait(); }
 
 Result<bool> Engine::ShouldCheckpoint() {
-  CAIRN_ASSIGN_OR_RETURN(bool due, interval_.Due());
-  CAIRN_ASSIGN_OR_RETURN(int64_t any, comm_->Max(due ? 1 : 0));
+  Result<bool> due = interval_.Due();
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(due.status()));
+  CAIRN_ASSIGN_OR_RETURN(int64_t any, comm_->Max(*due ? 1 : 0));
   if (any) {
     auto interval = interval_.Interval();
     Log(LogLevel::kDebug, "checkpoint due: interval {:.1f} s (T_C {:.3f} s, T_R {:.3f} s)",

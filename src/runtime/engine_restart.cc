@@ -125,7 +125,7 @@ Result<int64_t> Engine::AgreeOnVersion(RestartCopies& copies, int64_t max_versio
 }
 
 Result<int64_t> Engine::RestartTest(const std::string& name, int64_t max_version) {
-  CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateName("checkpoint name", name)));
   RestartCopies copies(*this, name);
   return AgreeOnVersion(copies, max_version);
 }
@@ -274,8 +274,7 @@ Status Engine::MeasureRollback(RestartCopies& copies, double restored_created,
 }
 
 Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) {
-  CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
-  if (version < 0) return Error(Code::kInvalidArgument, "version {} is negative", version);
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
   double start = clock_->MonotonicSeconds();
   RestartReport report;
   report.requested = version;
@@ -287,15 +286,11 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
                        name);
   while (v != kNone) {
     // Shapes first, on every rank, so that a mismatch anywhere leaves
-    // every rank's memory untouched.
+    // every rank's memory untouched. Only a mismatch stops the restart
+    // here; a copy that cannot be read is the restore's to judge.
     Status shape = CheckRestoreShape(copies, v);
-    std::vector<int64_t> mismatch{shape.code() == Code::kMismatch ? 1 : 0};
-    CAIRN_RETURN_IF_ERROR(comm_->AllreduceMax(mismatch));
-    if (mismatch[0]) {
-      if (shape.code() == Code::kMismatch) return shape;
-      return Error(Code::kMismatch,
-                   "checkpoint '{}' version {}: another rank's regions do not match", name, v);
-    }
+    CAIRN_RETURN_IF_ERROR(comm_->Agree(shape.code() == Code::kMismatch ? shape : Status::Ok())
+                              .Annotate(fmt::format("checkpoint '{}' version {}", name, v)));
     std::string source;
     uint64_t bytes = 0;
     double created = 0;
@@ -304,8 +299,7 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
     Status local = InWaves(IoParallelismFor(TierFor(Placement::kSsd)).read, [&] {
       return RestoreLocal(copies, v, &source, &bytes, &created);
     });
-    bool unused = false;
-    Status agreed = Agree(local, &unused);
+    Status agreed = comm_->Agree(local);
     if (agreed.ok()) {
       report.version = v;
       report.tier = source;
@@ -327,9 +321,10 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
     ++report.versions_failed;
     CAIRN_ASSIGN_OR_RETURN(v, AgreeOnVersion(copies, v - 1));
   }
-  return Error(cause.code() == Code::kNotFound ? Code::kNotFound : Code::kCorrupt,
-               "no recoverable version <= {} of checkpoint '{}' (last cause: {})", version, name,
-               cause.ToString());
+  // The last cause keeps its code (a rank's CORRUPT, IO or NOT_FOUND), so
+  // that every rank reports what the failing rank found.
+  return Error(cause.code(), "no recoverable version <= {} of checkpoint '{}' (last cause: {})",
+               version, name, cause.message());
 }
 
 }  // namespace cairn

@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "codec/crc32c.h"
-#include "format/bytes.h"
 #include "format/layout.h"
 
 namespace cairn {
@@ -14,74 +13,6 @@ namespace {
 static_assert(kRegionAlign % kEccShardSize == 0, "a shard must not straddle two regions");
 
 constexpr uint64_t kS = kEccShardSize;
-
-// What the sidecar's header says.
-struct EccGeometry {
-  RsCodeId code = RsCodeId::kRs36_32;
-  int k = 0;
-  int m = 0;
-  uint64_t part_size = 0;
-  uint64_t stripes = 0;
-  uint64_t RecordBytes() const { return m * kS + 4ull * (k + m); }
-  uint64_t FileSize() const { return kEccHeaderSize + stripes * RecordBytes(); }
-};
-
-EccGeometry GeometryFor(const RsCode& code, uint64_t part_size) {
-  EccGeometry g;
-  g.code = code.id();
-  g.k = code.k();
-  g.m = code.m();
-  g.part_size = part_size;
-  uint64_t stripe_bytes = static_cast<uint64_t>(g.k) * kS;
-  g.stripes = (part_size + stripe_bytes - 1) / stripe_bytes;
-  return g;
-}
-
-std::string EncodeHeader(const EccGeometry& g) {
-  ByteWriter w;
-  w.Bytes(std::string_view(kEccMagic, 8));
-  w.U32(kFormatVersion);
-  w.U8(static_cast<uint8_t>(g.code));
-  w.U8(static_cast<uint8_t>(g.k));
-  w.U8(static_cast<uint8_t>(g.m));
-  w.U8(0);
-  w.U32(kEccShardSize);
-  w.U64(g.part_size);
-  w.U64(g.stripes);
-  w.U32(Crc32c(w.data().data(), w.data().size()));
-  return std::move(w.data());
-}
-
-Result<EccGeometry> DecodeHeader(const std::string& bytes, const std::string& origin) {
-  auto corrupt = [&](const char* why) {
-    return Error(Code::kCorrupt, "ECC sidecar '{}': {}", origin, why);
-  };
-  if (bytes.size() < kEccHeaderSize) return corrupt("truncated header");
-  uint32_t stored;
-  std::memcpy(&stored, bytes.data() + kEccHeaderSize - 4, 4);
-  if (Crc32c(bytes.data(), kEccHeaderSize - 4) != stored) return corrupt("header checksum mismatch");
-  ByteReader r(std::string_view(bytes).substr(0, kEccHeaderSize - 4));
-  if (r.Bytes(8) != std::string(kEccMagic, 8)) return corrupt("bad magic");
-  if (r.U32() != kFormatVersion) return corrupt("unknown format version");
-  EccGeometry g;
-  uint8_t code = r.U8();
-  if (code != static_cast<uint8_t>(RsCodeId::kRs36_32) &&
-      code != static_cast<uint8_t>(RsCodeId::kRs19_16)) {
-    return corrupt("unknown code");
-  }
-  g.code = static_cast<RsCodeId>(code);
-  g.k = r.U8();
-  g.m = r.U8();
-  (void)r.U8();
-  uint32_t shard = r.U32();
-  g.part_size = r.U64();
-  g.stripes = r.U64();
-  if (!r.ok()) return corrupt("truncated header");
-  RsCode rs(g.code);
-  if (g.k != rs.k() || g.m != rs.m() || shard != kEccShardSize) return corrupt("bad geometry");
-  if (g.stripes != GeometryFor(rs, g.part_size).stripes) return corrupt("bad stripe count");
-  return g;
-}
 
 // The bytes of the part file at [offset, offset + kS), zero beyond its end,
 // taken from the header and application memory: a pointer into a region
@@ -107,8 +38,6 @@ const uint8_t* PartShard(const std::string& head, const PartHeader& header,
 
 }  // namespace
 
-std::string EccSidecarName(int rank) { return PartFileName(rank) + ".ecc"; }
-
 std::optional<RsCodeId> EccCodeFor(EccMode mode) {
   switch (mode) {
     case EccMode::kNormal:
@@ -133,7 +62,7 @@ Result<FileEntry> WriteEccSidecar(Tier& tier, const PartHeader& header,
   std::optional<RsCodeId> id = EccCodeFor(mode);
   if (!id) return Error(Code::kInvalidArgument, "ECC sidecar requested with ecc = none");
   RsCode code(*id);
-  const EccGeometry g = GeometryFor(code, header.FileSize());
+  const EccGeometry g = EccGeometryFor(code, header.FileSize());
   const int n = g.k + g.m;
   FileEntry entry;
   entry.kind = FileKind::kParity;
@@ -142,7 +71,7 @@ Result<FileEntry> WriteEccSidecar(Tier& tier, const PartHeader& header,
   CAIRN_ASSIGN_OR_RETURN(auto pending,
                          tier.Create(header.name, header.version, entry.name, entry.size));
   ExtentChecksummer sum(0);
-  std::string head = EncodeHeader(g);
+  std::string head = EncodeEccHeader(g);
   sum.Update(head.data(), head.size());
   CAIRN_RETURN_IF_ERROR(pending->file().Append(head.data(), head.size()));
 
@@ -157,13 +86,9 @@ Result<FileEntry> WriteEccSidecar(Tier& tier, const PartHeader& header,
       shards[j] = const_cast<uint8_t*>(
           PartShard(part_head, header, regions, offset, scratch.data() + j * kS));
     }
-    for (int p = 0; p < g.m; ++p) shards[g.k + p] = record.data() + p * kS;
+    for (int p = 0; p < g.m; ++p) shards[g.k + p] = record.data() + g.ParityOffset(p);
     CAIRN_RETURN_IF_ERROR(code.Encode(shards, kS));
-    uint8_t* crcs = record.data() + g.m * kS;
-    for (int j = 0; j < n; ++j) {
-      uint32_t crc = Crc32c(shards[j], kS);
-      std::memcpy(crcs + 4 * j, &crc, 4);  // little-endian hosts only, as format/bytes.h
-    }
+    for (int j = 0; j < n; ++j) g.SetShardCrc(record.data(), j, Crc32c(shards[j], kS));
     sum.Update(record.data(), record.size());
     CAIRN_RETURN_IF_ERROR(pending->file().Append(record.data(), record.size()));
   }
@@ -299,7 +224,7 @@ class PartRepair {
     // sidecar could mislead the repair into.
     std::string head(std::min<uint64_t>(kEccHeaderSize, parity.size), '\0');
     CAIRN_RETURN_IF_ERROR(r->ecc_file_->ReadAt(0, head.data(), head.size()));
-    CAIRN_ASSIGN_OR_RETURN(r->g_, DecodeHeader(head, ecc_path));
+    CAIRN_ASSIGN_OR_RETURN(r->g_, DecodeEccHeader(head, ecc_path));
     if (r->g_.part_size != part.size || r->g_.FileSize() != parity.size) {
       return Error(Code::kCorrupt, "ECC sidecar '{}' does not describe its part file", ecc_path);
     }
@@ -316,7 +241,7 @@ class PartRepair {
 
   const std::string& path() const { return part_file_->path(); }
   uint64_t stripes() const { return g_.stripes; }
-  uint64_t StripeBegin(uint64_t s) const { return s * g_.k * kS; }
+  uint64_t StripeBegin(uint64_t s) const { return g_.StripeBegin(s); }
   uint64_t StripeEnd(uint64_t s) const { return std::min(StripeBegin(s + 1), part_size_); }
   // The stripe's part bytes, [StripeBegin(s), StripeEnd(s)), after Repair(s).
   const uint8_t* data() const { return stripe_.data(); }
@@ -327,17 +252,15 @@ class PartRepair {
   Result<StripeRepair> Repair(uint64_t s) {
     const int k = g_.k, m = g_.m;
     CAIRN_RETURN_IF_ERROR(
-        ecc_file_->ReadAt(kEccHeaderSize + s * record_.size(), record_.data(), record_.size()));
+        ecc_file_->ReadAt(g_.RecordOffset(s), record_.data(), record_.size()));
     const uint64_t begin = StripeBegin(s);
     const uint64_t have = std::min(StripeEnd(s), present_) - std::min(begin, present_);
     if (have > 0) CAIRN_RETURN_IF_ERROR(part_file_->ReadAt(begin, stripe_.data(), have));
     std::memset(stripe_.data() + have, 0, stripe_.size() - have);
-    const uint8_t* crcs = record_.data() + m * kS;
     erased_.clear();
     for (int j = 0; j < k + m; ++j) {
-      shards_[j] = j < k ? stripe_.data() + j * kS : record_.data() + (j - k) * kS;
-      uint32_t stored;
-      std::memcpy(&stored, crcs + 4 * j, 4);
+      shards_[j] = j < k ? stripe_.data() + j * kS : record_.data() + g_.ParityOffset(j - k);
+      const uint32_t stored = g_.ShardCrc(record_.data(), j);
       const uint64_t offset = begin + j * kS;
       // Lost to a truncation: some of [offset, offset + kS) that the file
       // should hold lies beyond what it holds.

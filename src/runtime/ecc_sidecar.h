@@ -1,5 +1,6 @@
 // Software chipkill for the memory tier: a parity sidecar `rNNNNNN.part.ecc`
-// next to a memory-tier part file (docs/format.md "ECC sidecar").
+// next to a memory-tier part file (docs/format.md "ECC sidecar"; its bytes:
+// format/ecc_sidecar_layout.h).
 //
 // The part file is cut into stripes of k data shards of kEccShardSize bytes
 // (the last stripe padded with zeros, conceptually: the padding is never
@@ -34,21 +35,13 @@
 
 #include "base/config.h"
 #include "codec/rs_code.h"
+#include "format/ecc_sidecar_layout.h"
 #include "format/manifest.h"
 #include "format/part.h"
 #include "runtime/part_io.h"
 #include "storage/tier.h"
 
 namespace cairn {
-
-inline constexpr char kEccMagic[8] = {'C', 'A', 'I', 'R', 'N', 'E', 'C', 'C'};
-// One shard: a page, so that a zeroed or lost page costs one symbol per
-// codeword; divides kRegionAlign, so a shard never straddles two regions.
-inline constexpr uint32_t kEccShardSize = 4096;
-inline constexpr uint32_t kEccHeaderSize = 40;
-
-// "r000003.part.ecc"
-std::string EccSidecarName(int rank);
 
 // The code of an ecc mode: RS(36,32) for normal, RS(19,16) for strong;
 // nullopt for none.

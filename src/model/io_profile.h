@@ -106,8 +106,8 @@ struct IoPoint {
 // Checks everything the optimizer relies on: shapes of every grid, positive
 // finite throughputs and watts, ascending unique frequencies, parallelism and
 // block sizes, unique device names of [A-Za-z0-9._-], the grids the power
-// source needs. kInvalidArgument naming the first offending field
-// ("devices[1].blocks[0].write.watts").
+// source needs. kInvalidArgument naming the first offending field by its
+// JSON Pointer ("I/O profile: /devices/1/blocks/0/write/watts: ...").
 Status ValidateIoProfile(const IoProfile& profile);
 
 // REQUIRES: ValidateIoProfile(profile) is ok, `device` belongs to it, and the
@@ -117,10 +117,13 @@ Status ValidateIoProfile(const IoProfile& profile);
 IoPoint IoProfilePoint(const IoProfile& profile, const DeviceIoProfile& device, IoOp op,
                        size_t frequency_index, size_t parallelism_index, size_t block_index);
 
-// JSON form; Parse validates (kCorrupt for malformed JSON or a wrong type,
+// JSON form; Parse validates (kCorrupt for malformed JSON, a wrong type or a
+// missing member, kUnsupported for a version this build does not read,
 // kInvalidArgument from ValidateIoProfile). Unknown members are errors, so a
-// misspelt key never silently becomes a default.
-Result<IoProfile> ParseIoProfile(std::string_view json);
+// misspelt key never silently becomes a default. Errors name `file` (when
+// given) and the member's JSON Pointer:
+//   I/O profile 'p.json': /devices/0/blocks/1/block_size: expected an integer ...
+Result<IoProfile> ParseIoProfile(std::string_view json, std::string_view file = {});
 // REQUIRES: ValidateIoProfile(profile) is ok (else the output may not parse).
 std::string SerializeIoProfile(const IoProfile& profile);
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "model/json.h"
+#include "base/json.h"
 
 namespace cairn {
 namespace {
@@ -75,7 +75,7 @@ TEST(IoProfileTest, PointsComeFromTheirBlock) {
 
   // Block sizes ascend; 0 (not recorded) only as the single block.
   std::swap(p.devices[0].blocks[0], p.devices[0].blocks[1]);
-  EXPECT_NE(ValidateIoProfile(p).message().find("devices[0].blocks[1].block_size"),
+  EXPECT_NE(ValidateIoProfile(p).message().find("/devices/0/blocks/1/block_size"),
             std::string::npos)
       << ValidateIoProfile(p).message();
   p.devices[0].blocks[0].block_size = 0;
@@ -83,7 +83,7 @@ TEST(IoProfileTest, PointsComeFromTheirBlock) {
   p.devices[0].blocks.pop_back();
   EXPECT_TRUE(ValidateIoProfile(p).ok()) << ValidateIoProfile(p).ToString();
   p.devices[0].blocks.clear();
-  EXPECT_NE(ValidateIoProfile(p).message().find("devices[0].blocks: needs at least one"),
+  EXPECT_NE(ValidateIoProfile(p).message().find("/devices/0/blocks: needs at least one"),
             std::string::npos)
       << ValidateIoProfile(p).message();
 }
@@ -189,100 +189,84 @@ TEST(IoProfileTest, ReadsVersionOneAsOneUnrecordedBlock) {
 
 // Applies `edit` to the JSON of SmallProfile and expects ParseIoProfile to
 // fail with `code` and a message containing `needle`.
-void ExpectRejected(void (*edit)(JsonValue&), Code code, const std::string& needle) {
-  auto root = ParseJson(SerializeIoProfile(SmallProfile()));
-  ASSERT_TRUE(root.ok());
-  edit(*root);
-  auto p = ParseIoProfile(WriteJson(*root));
+void ExpectRejected(void (*edit)(Json&), Code code, const std::string& needle) {
+  Json root = Json::parse(SerializeIoProfile(SmallProfile()));
+  edit(root);
+  auto p = ParseIoProfile(root.dump(2), "p.json");
   ASSERT_FALSE(p.ok()) << "accepted an edit expected to fail with: " << needle;
   EXPECT_EQ(p.status().code(), code) << p.status().message();
+  EXPECT_NE(p.status().message().find("I/O profile 'p.json': "), std::string::npos)
+      << p.status().message();
   EXPECT_NE(p.status().message().find(needle), std::string::npos) << p.status().message();
 }
 
-JsonValue& Member(JsonValue& v, const char* key) {
-  for (auto& m : v.AsObject()) {
-    if (m.first == key) return m.second;
-  }
-  ADD_FAILURE() << "no member " << key;
-  return v;
-}
-JsonValue& Dev(JsonValue& root) { return Member(root, "devices").AsArray()[0]; }
-JsonValue& Block(JsonValue& root) { return Member(Dev(root), "blocks").AsArray()[0]; }
+Json& Dev(Json& root) { return root["devices"][0]; }
+Json& Block(Json& root) { return Dev(root)["blocks"][0]; }
 
 TEST(IoProfileTest, RejectsBadDocuments) {
-  ExpectRejected([](JsonValue& r) { r.Set("format", "other"); }, Code::kCorrupt, "format");
-  ExpectRejected([](JsonValue& r) { r.Set("version", 3); }, Code::kUnsupported, "version 3");
-  ExpectRejected([](JsonValue& r) { r.Set("version", 0); }, Code::kUnsupported, "version 0");
-  ExpectRejected([](JsonValue& r) { r.Set("extra", 1); }, Code::kCorrupt,
-                 "unknown member \"extra\"");
-  ExpectRejected([](JsonValue& r) { Member(r, "cpu").Set("cores", 1.5); }, Code::kCorrupt,
-                 "cpu.cores");
-  ExpectRejected([](JsonValue& r) { Member(r, "cpu").Set("cores", "4"); }, Code::kCorrupt,
-                 "cpu.cores: expected a number, got string");
-  ExpectRejected([](JsonValue& r) { Member(r, "power").Set("source", "meter"); }, Code::kCorrupt,
-                 "power.source");
-  ExpectRejected([](JsonValue& r) { Dev(r).Set("name", "../x"); }, Code::kInvalidArgument,
-                 "devices[0].name");
-  ExpectRejected([](JsonValue& r) { Dev(r).Set("parallelism", JsonValue::Array{4, 1}); },
-                 Code::kInvalidArgument, "ascending");
-  ExpectRejected([](JsonValue& r) { Dev(r).Set("parallelism", JsonValue::Array{0, 4}); },
-                 Code::kCorrupt, "devices[0].parallelism[0]");
-  ExpectRejected(
-      [](JsonValue& r) {
-        Member(Block(r), "write").Set("throughput_bps", JsonValue::Array{JsonValue::Array{1, 2}});
-      },
-      Code::kInvalidArgument, "devices[0].blocks[0].write.throughput_bps: has 1 rows");
-  ExpectRejected(
-      [](JsonValue& r) {
-        Member(Block(r), "read").Set("throughput_bps", JsonValue::Array{JsonValue::Array{1, 0},
-                                                                      JsonValue::Array{1, 2}});
-      },
-      Code::kInvalidArgument, "devices[0].blocks[0].read.throughput_bps[0][1]");
-  ExpectRejected(
-      [](JsonValue& r) {
-        Member(Block(r), "read").Set("busy_cores", JsonValue::Array{JsonValue::Array{1, 5},
-                                                                  JsonValue::Array{1, 2}});
-      },
-      Code::kInvalidArgument, "devices[0].blocks[0].read.busy_cores[0][1]");  // more than 4 cores
-  ExpectRejected([](JsonValue& r) { Member(Block(r), "read").AsObject().pop_back(); },
-                 Code::kInvalidArgument, "busy_cores");  // table power needs busy cores
-  ExpectRejected([](JsonValue& r) { Member(r, "power").Set("source", "rapl"); },
-                 Code::kInvalidArgument, "watts");  // RAPL power needs watts
-  ExpectRejected([](JsonValue& r) { Member(r, "power").Set("idle_w", JsonValue::Array{1}); },
-                 Code::kInvalidArgument, "power.idle_w");
-  ExpectRejected(
-      [](JsonValue& r) { Member(r, "cpu").Set("frequencies_khz", JsonValue::Array{2, 1}); },
-      Code::kInvalidArgument, "ascending");
-  ExpectRejected(
-      [](JsonValue& r) { Member(r, "cpu").Set("frequencies_khz", JsonValue::Array{0, 1}); },
-      Code::kInvalidArgument, "0 (unknown)");
-  ExpectRejected([](JsonValue& r) { Member(r, "devices").AsArray().clear(); },
-                 Code::kInvalidArgument, "devices");
-  ExpectRejected(
-      [](JsonValue& r) {
-        JsonValue copy = Dev(r);
-        Member(r, "devices").AsArray().push_back(copy);
-      },
-      Code::kInvalidArgument, "appears twice");
-  ExpectRejected([](JsonValue& r) { Dev(r).Set("parallelism_kind", "cores"); }, Code::kCorrupt,
-                 "devices[0].parallelism_kind is \"cores\"");
-  ExpectRejected([](JsonValue& r) { Dev(r).Set("parallelism_kind", 2); }, Code::kCorrupt,
-                 "devices[0].parallelism_kind: expected a string");
-  ExpectRejected([](JsonValue& r) { Dev(r).Set("active_w", JsonValue::Object{{"read", -1}}); },
-                 Code::kInvalidArgument, "active_w.read");
-  ExpectRejected([](JsonValue& r) { Block(r).AsObject().pop_back(); }, Code::kCorrupt,
-                 "missing member \"write\"");
-  ExpectRejected([](JsonValue& r) { Dev(r).AsObject().pop_back(); }, Code::kCorrupt,
+  ExpectRejected([](Json& r) { r["format"] = "other"; }, Code::kCorrupt, "/format: is \"other\"");
+  ExpectRejected([](Json& r) { r["version"] = 3; }, Code::kUnsupported, "version 3");
+  ExpectRejected([](Json& r) { r["version"] = 0; }, Code::kUnsupported, "version 0");
+  ExpectRejected([](Json& r) { r["extra"] = 1; }, Code::kCorrupt, "/: unknown member \"extra\"");
+  ExpectRejected([](Json& r) { r["cpu"]["cores"] = 1.5; }, Code::kCorrupt, "/cpu/cores");
+  ExpectRejected([](Json& r) { r["cpu"]["cores"] = "4"; }, Code::kCorrupt,
+                 "/cpu/cores: expected an integer, got string");
+  ExpectRejected([](Json& r) { r["power"]["source"] = "meter"; }, Code::kCorrupt,
+                 "/power/source: is \"meter\"");
+  ExpectRejected([](Json& r) { Dev(r)["name"] = "../x"; }, Code::kInvalidArgument,
+                 "/devices/0/name");
+  ExpectRejected([](Json& r) { Dev(r)["parallelism"] = {4, 1}; }, Code::kInvalidArgument,
+                 "ascending");
+  ExpectRejected([](Json& r) { Dev(r)["parallelism"] = {0, 4}; }, Code::kCorrupt,
+                 "/devices/0/parallelism/0");
+  ExpectRejected([](Json& r) { Block(r)["write"]["throughput_bps"] = Json::array({{1, 2}}); },
+                 Code::kInvalidArgument, "/devices/0/blocks/0/write/throughput_bps: has 1 rows");
+  ExpectRejected([](Json& r) { Block(r)["read"]["throughput_bps"] = {{1, 0}, {1, 2}}; },
+                 Code::kInvalidArgument, "/devices/0/blocks/0/read/throughput_bps/0/1");
+  ExpectRejected([](Json& r) { Block(r)["read"]["busy_cores"] = {{1, 5}, {1, 2}}; },
+                 Code::kInvalidArgument,
+                 "/devices/0/blocks/0/read/busy_cores/0/1");  // more than 4 cores
+  ExpectRejected([](Json& r) { Block(r)["read"].erase("busy_cores"); }, Code::kInvalidArgument,
+                 "busy_cores");  // table power needs busy cores
+  ExpectRejected([](Json& r) { r["power"]["source"] = "rapl"; }, Code::kInvalidArgument,
+                 "watts");  // RAPL power needs watts
+  ExpectRejected([](Json& r) { r["power"]["idle_w"] = {1}; }, Code::kInvalidArgument,
+                 "/power/idle_w");
+  ExpectRejected([](Json& r) { r["cpu"]["frequencies_khz"] = {2, 1}; }, Code::kInvalidArgument,
+                 "ascending");
+  ExpectRejected([](Json& r) { r["cpu"]["frequencies_khz"] = {0, 1}; }, Code::kInvalidArgument,
+                 "0 (unknown)");
+  ExpectRejected([](Json& r) { r["devices"] = Json::array(); }, Code::kInvalidArgument,
+                 "/devices");
+  ExpectRejected([](Json& r) { r["devices"].push_back(Dev(r)); }, Code::kInvalidArgument,
+                 "appears twice");
+  ExpectRejected([](Json& r) { Dev(r)["parallelism_kind"] = "cores"; }, Code::kCorrupt,
+                 "/devices/0/parallelism_kind: is \"cores\"");
+  ExpectRejected([](Json& r) { Dev(r)["parallelism_kind"] = 2; }, Code::kCorrupt,
+                 "/devices/0/parallelism_kind: expected a string");
+  ExpectRejected([](Json& r) { Dev(r)["active_w"] = {{"read", -1}}; }, Code::kInvalidArgument,
+                 "/devices/0/active_w/read");
+  ExpectRejected([](Json& r) { Block(r).erase("write"); }, Code::kCorrupt,
+                 "/devices/0/blocks/0: missing member \"write\"");
+  ExpectRejected([](Json& r) { Dev(r).erase("blocks"); }, Code::kCorrupt,
                  "missing member \"blocks\"");
-  ExpectRejected([](JsonValue& r) { Block(r).Set("block_size", 1.5); }, Code::kCorrupt,
-                 "devices[0].blocks[0].block_size");
-  ExpectRejected([](JsonValue& r) { Block(r).Set("block_size", 1e12); }, Code::kCorrupt,
-                 "devices[0].blocks[0].block_size");
-  auto malformed = ParseIoProfile("{\"format\": ");
+  ExpectRejected([](Json& r) { Block(r)["block_size"] = 1.5; }, Code::kCorrupt,
+                 "/devices/0/blocks/0/block_size");
+  ExpectRejected([](Json& r) { Block(r)["block_size"] = 1e12; }, Code::kCorrupt,
+                 "/devices/0/blocks/0/block_size");
+  ExpectRejected([](Json& r) { Block(r)["block_size"] = -1; }, Code::kCorrupt,
+                 "/devices/0/blocks/0/block_size");
+  auto malformed = ParseIoProfile("{\"format\": ", "p.json");
   ASSERT_FALSE(malformed.ok());
   EXPECT_EQ(malformed.status().code(), Code::kCorrupt);
-  EXPECT_NE(malformed.status().message().find("I/O profile: line 1"), std::string::npos)
+  EXPECT_NE(malformed.status().message().find("I/O profile 'p.json': not valid JSON: "),
+            std::string::npos)
       << malformed.status().message();
+  EXPECT_NE(malformed.status().message().find("line 1"), std::string::npos);
+  auto repeated = ParseIoProfile(R"({"format": "cairn-io-profile", "format": "x"})", "p.json");
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_NE(repeated.status().message().find("member \"format\" appears twice"), std::string::npos)
+      << repeated.status().message();
 }
 
 }  // namespace

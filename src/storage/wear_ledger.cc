@@ -11,12 +11,18 @@
 
 #include <fmt/format.h>
 
+#include "base/json.h"
 #include "codec/crc32c.h"
 
 namespace cairn {
 namespace {
 
-constexpr char kMagicLine[] = "cairn-wear-ledger 1";
+constexpr std::string_view kFormatName = "cairn-wear-ledger";
+constexpr int kFormatVersion = 2;
+// Version 1 was text lines (docs/clc.md "Version 1"); it is still read, since
+// a ledger lives as long as its device.
+constexpr std::string_view kV1MagicLine = "cairn-wear-ledger 1";
+constexpr char kDocument[] = "wear ledger file";
 constexpr uint64_t kSectorBytes = 512;
 
 std::string SlotName(const std::string& writer, uint64_t seq) {
@@ -102,19 +108,42 @@ bool ValidWearWriterName(const std::string& name) {
   return true;
 }
 
-std::string EncodeWearFile(const WearWriterState& state) {
-  // Text, so that an operator can read a ledger with cat; "{}" prints the
-  // shortest form that reads back to the same double.
-  std::string out = std::string(kMagicLine) + "\n";
-  out += fmt::format("writer {}\nseq {}\ncreated {}\nbytes {}\nsamples {}\n", state.writer,
-                     state.seq, state.created, state.bytes, state.series.size());
-  for (const auto& s : state.series) out += fmt::format("{} {}\n", s.time, s.bytes);
-  out += fmt::format("crc32c {:08x}\n", Crc32c(out.data(), out.size()));
-  return out;
+namespace {
+
+// What both versions require beyond their syntax.
+Status CheckWearState(const WearWriterState& state) {
+  if (!ValidWearWriterName(state.writer)) return Corrupt("bad writer name");
+  if (!std::isfinite(state.created) || state.created < 0) return Corrupt("bad created time");
+  if (state.series.size() > kMaxWearSamples) {
+    return Corrupt(fmt::format("{} samples, more than {}", state.series.size(), kMaxWearSamples));
+  }
+  for (size_t i = 0; i < state.series.size(); ++i) {
+    const WearSample& s = state.series[i];
+    if (!std::isfinite(s.time) || s.time < 0) return Corrupt(fmt::format("sample {}: bad time", i + 1));
+    if (i > 0 && (s.time <= state.series[i - 1].time || s.bytes < state.series[i - 1].bytes)) {
+      return Corrupt(fmt::format("sample {} goes back in time or bytes", i + 1));
+    }
+  }
+  if (state.series.empty() ? state.bytes != 0 : state.series.back().bytes != state.bytes) {
+    return Corrupt("total differs from the last sample");
+  }
+  return Status::Ok();
 }
 
-Result<WearWriterState> DecodeWearFile(const std::string& bytes) {
-  // The checksum line is the last one; everything before it is covered.
+Json WearJson(const WearWriterState& state) {
+  Json series = Json::array();
+  for (const WearSample& s : state.series) series.push_back({s.time, s.bytes});
+  return {{"format", kFormatName},   {"version", kFormatVersion}, {"writer", state.writer},
+          {"seq", state.seq},        {"created", state.created},  {"bytes", state.bytes},
+          {"series", std::move(series)}};
+}
+
+std::string CrcText(const std::string& body) {
+  return fmt::format("{:08x}", Crc32c(body.data(), body.size()));
+}
+
+// Version 1: "key value" lines, then "crc32c <hex>" over every byte before.
+Result<WearWriterState> DecodeWearFileV1(const std::string& bytes) {
   if (bytes.empty() || bytes.back() != '\n') return Corrupt("does not end with a newline");
   size_t crc_at = bytes.rfind("\ncrc32c ", bytes.size() - 2);
   if (crc_at == std::string::npos) return Corrupt("no crc32c line");
@@ -123,28 +152,21 @@ Result<WearWriterState> DecodeWearFile(const std::string& bytes) {
   if (crc_text.size() != 8 || crc_text.find_first_not_of("0123456789abcdef") != std::string::npos) {
     return Corrupt("bad crc32c line");
   }
-  uint32_t stored = static_cast<uint32_t>(std::strtoul(crc_text.c_str(), nullptr, 16));
-  uint32_t actual = Crc32c(bytes.data(), crc_at);
-  if (stored != actual) {
-    return Corrupt(fmt::format("crc32c mismatch (stored {:08x}, computed {:08x})", stored, actual));
+  const std::string computed = CrcText(bytes.substr(0, crc_at));
+  if (crc_text != computed) {
+    return Corrupt(fmt::format("crc32c mismatch (stored {}, computed {})", crc_text, computed));
   }
-
   std::vector<std::string> lines;
-  {
-    size_t start = 0;
-    while (start < crc_at) {
-      size_t nl = bytes.find('\n', start);
-      lines.push_back(bytes.substr(start, nl - start));
-      start = nl + 1;
-    }
+  for (size_t start = 0; start < crc_at;) {
+    size_t nl = bytes.find('\n', start);
+    lines.push_back(bytes.substr(start, nl - start));
+    start = nl + 1;
   }
-  if (lines.size() < 6 || lines[0] != kMagicLine) return Corrupt("not a cairn wear ledger (version 1)");
+  if (lines.size() < 6 || lines[0] != kV1MagicLine) return Corrupt("not a cairn wear ledger");
   WearWriterState state;
   std::string v;
   uint64_t count = 0;
-  if (!Field(lines[1], "writer", &state.writer) || !ValidWearWriterName(state.writer)) {
-    return Corrupt("bad writer line");
-  }
+  if (!Field(lines[1], "writer", &state.writer)) return Corrupt("bad writer line");
   if (!Field(lines[2], "seq", &v) || !ParseU64(v, &state.seq)) return Corrupt("bad seq line");
   if (!Field(lines[3], "created", &v) || !ParseTime(v, &state.created)) {
     return Corrupt("bad created line");
@@ -164,16 +186,79 @@ Result<WearWriterState> DecodeWearFile(const std::string& bytes) {
         !ParseU64(lines[i].substr(space + 1), &s.bytes)) {
       return Corrupt(fmt::format("bad sample line {}", i - 5));
     }
-    if (!state.series.empty() &&
-        (s.time <= state.series.back().time || s.bytes < state.series.back().bytes)) {
-      return Corrupt(fmt::format("sample {} goes back in time or bytes", i - 5));
-    }
     state.series.push_back(s);
   }
-  if (state.series.empty() ? state.bytes != 0 : state.series.back().bytes != state.bytes) {
-    return Corrupt("total differs from the last sample");
+  CAIRN_RETURN_IF_ERROR(CheckWearState(state));
+  return state;
+}
+
+Result<WearWriterState> ReadWearJson(const JsonField& root) {
+  CAIRN_RETURN_IF_ERROR(root.CheckMembers(
+      {"format", "version", "writer", "seq", "created", "bytes", "series", "crc32c"}));
+  CAIRN_ASSIGN_OR_RETURN(JsonField format, root.Member("format"));
+  CAIRN_ASSIGN_OR_RETURN(std::string format_name, format.String());
+  if (format_name != kFormatName) return format.Invalid("not a cairn wear ledger");
+  CAIRN_ASSIGN_OR_RETURN(JsonField version, root.Member("version"));
+  CAIRN_RETURN_IF_ERROR(version.Integer(kFormatVersion, kFormatVersion).status());
+  WearWriterState state;
+  CAIRN_ASSIGN_OR_RETURN(JsonField writer, root.Member("writer"));
+  CAIRN_ASSIGN_OR_RETURN(state.writer, writer.String());
+  CAIRN_ASSIGN_OR_RETURN(JsonField seq, root.Member("seq"));
+  CAIRN_ASSIGN_OR_RETURN(state.seq, seq.Unsigned(UINT64_MAX));
+  CAIRN_ASSIGN_OR_RETURN(JsonField created, root.Member("created"));
+  CAIRN_ASSIGN_OR_RETURN(state.created, created.Number());
+  CAIRN_ASSIGN_OR_RETURN(JsonField total, root.Member("bytes"));
+  CAIRN_ASSIGN_OR_RETURN(state.bytes, total.Unsigned(UINT64_MAX));
+  CAIRN_ASSIGN_OR_RETURN(JsonField series, root.Member("series"));
+  CAIRN_ASSIGN_OR_RETURN(std::vector<JsonField> samples, series.Elements());
+  if (samples.size() > kMaxWearSamples) return series.Invalid("too many samples");
+  for (const JsonField& sample : samples) {
+    CAIRN_ASSIGN_OR_RETURN(std::vector<JsonField> pair, sample.Elements());
+    if (pair.size() != 2) return sample.Invalid("expected [time, bytes]");
+    WearSample s;
+    CAIRN_ASSIGN_OR_RETURN(s.time, pair[0].Number());
+    CAIRN_ASSIGN_OR_RETURN(s.bytes, pair[1].Unsigned(UINT64_MAX));
+    state.series.push_back(s);
   }
   return state;
+}
+
+// Version 2: one JSON object in its compact form, the last member "crc32c"
+// holding the CRC32C of the object's compact form without that member.
+Result<WearWriterState> DecodeWearFileV2(const std::string& bytes) {
+  CAIRN_ASSIGN_OR_RETURN(Json doc, ParseJson(bytes, kDocument));
+  if (!doc.is_object() || !doc.contains("crc32c") || !doc["crc32c"].is_string()) {
+    return Corrupt("not a cairn wear ledger (no crc32c member)");
+  }
+  // Only the writer's own bytes are accepted: with one canonical form, any
+  // damage that still parses changes a value, which the CRC then catches.
+  if (doc.dump() + "\n" != bytes) return Corrupt("not in the form Cairn writes");
+  const std::string stored = doc["crc32c"].get<std::string>();
+  Json body = doc;
+  body.erase("crc32c");
+  const std::string computed = CrcText(body.dump());
+  if (stored != computed) {
+    return Corrupt(fmt::format("crc32c mismatch (stored {}, computed {})", stored, computed));
+  }
+  CAIRN_ASSIGN_OR_RETURN(WearWriterState state,
+                         ReadWearJson(JsonField(doc, kDocument, Code::kCorrupt)));
+  CAIRN_RETURN_IF_ERROR(CheckWearState(state));
+  return state;
+}
+
+}  // namespace
+
+std::string EncodeWearFile(const WearWriterState& state) {
+  Json doc = WearJson(state);
+  doc["crc32c"] = CrcText(doc.dump());
+  return doc.dump() + "\n";
+}
+
+Result<WearWriterState> DecodeWearFile(const std::string& bytes) {
+  if (std::string_view(bytes).starts_with(std::string(kV1MagicLine) + "\n")) {
+    return DecodeWearFileV1(bytes);
+  }
+  return DecodeWearFileV2(bytes);
 }
 
 void AddWearSample(std::vector<WearSample>* series, WearSample sample, size_t max_samples) {

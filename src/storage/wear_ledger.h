@@ -99,8 +99,9 @@ inline constexpr size_t kMaxWearSamples = 65536;
 // A writer name: 1-64 characters of [A-Za-z0-9_-].
 bool ValidWearWriterName(const std::string& name);
 
-// The slot file's bytes (text, see docs/clc.md) and back. Decode checks the
-// magic line, every field, the sample order and the CRC32C; kCorrupt names
+// The slot file's bytes (JSON, version 2, see docs/clc.md) and back. Decode
+// also reads version-1 (text) slots, which older runs left behind; it checks
+// the format, every field, the sample order and the CRC32C; kCorrupt names
 // what is wrong. Exposed for tests and for `cairn status`.
 std::string EncodeWearFile(const WearWriterState& state);
 Result<WearWriterState> DecodeWearFile(const std::string& bytes);

@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <random>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "base/json.h"
 #include "codec/crc32c.h"
 #include "env/fault_env.h"
 
@@ -57,15 +59,25 @@ WearWriterState SampleState() {
   return s;
 }
 
+// The example in docs/clc.md, byte for byte: the format is pinned.
+constexpr char kSampleFile[] =
+    "{\"format\":\"cairn-wear-ledger\",\"version\":2,\"writer\":\"r3\",\"seq\":42,"
+    "\"created\":1767225600.25,\"bytes\":3500,\"series\":[[1767225601.5,1000],"
+    "[1767225602.125,3000],[1767225700.0,3500]],\"crc32c\":\"CRC\"}\n";
+
+std::string SampleFileWithCrc() {
+  std::string body = kSampleFile;
+  const std::string member = ",\"crc32c\":\"CRC\"}\n";
+  body.replace(body.find(member), member.size(), "}");
+  std::string file = kSampleFile;
+  file.replace(file.find("CRC"), 3, fmt::format("{:08x}", Crc32c(body.data(), body.size())));
+  return file;
+}
+
 TEST(WearFileTest, RoundTrip) {
   WearWriterState s = SampleState();
   std::string text = EncodeWearFile(s);
-  EXPECT_EQ(text.rfind("cairn-wear-ledger 1\nwriter r3\nseq 42\n", 0), 0u) << text;
-  // The example in docs/clc.md, byte for byte: the format is pinned.
-  EXPECT_EQ(text,
-            "cairn-wear-ledger 1\nwriter r3\nseq 42\ncreated 1767225600.25\nbytes 3500\n"
-            "samples 3\n1767225601.5 1000\n1767225602.125 3000\n1767225700 3500\n"
-            "crc32c c9c66bc5\n");
+  EXPECT_EQ(text, SampleFileWithCrc());
   auto back = DecodeWearFile(text);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->writer, s.writer);
@@ -73,11 +85,30 @@ TEST(WearFileTest, RoundTrip) {
   EXPECT_EQ(back->created, s.created);
   EXPECT_EQ(back->bytes, s.bytes);
   EXPECT_EQ(back->series, s.series);
-  // Times are printed in their shortest exact form: an awkward double too.
+  // Times are written in their shortest exact form: an awkward double too.
   s.series.back().time = 1767225700.0 + 1.0 / 3;
   back = DecodeWearFile(EncodeWearFile(s));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->series.back().time, s.series.back().time);
+}
+
+TEST(WearFileTest, ReadsVersionOneSlots) {
+  // What Cairn wrote before the JSON form (docs/clc.md "Version 1").
+  const std::string v1 =
+      "cairn-wear-ledger 1\nwriter r3\nseq 42\ncreated 1767225600.25\nbytes 3500\n"
+      "samples 3\n1767225601.5 1000\n1767225602.125 3000\n1767225700 3500\n"
+      "crc32c c9c66bc5\n";
+  auto back = DecodeWearFile(v1);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  WearWriterState s = SampleState();
+  EXPECT_EQ(back->writer, s.writer);
+  EXPECT_EQ(back->seq, s.seq);
+  EXPECT_EQ(back->created, s.created);
+  EXPECT_EQ(back->bytes, s.bytes);
+  EXPECT_EQ(back->series, s.series);
+  std::string bad = v1;
+  bad[bad.find("3000")] = '4';
+  EXPECT_EQ(DecodeWearFile(bad).status().code(), Code::kCorrupt);
 }
 
 TEST(WearFileTest, EveryDamagedByteIsCaught) {
@@ -95,38 +126,73 @@ TEST(WearFileTest, EveryDamagedByteIsCaught) {
   }
 }
 
-// Signs a hand-made body, so that the checks behind the CRC are reached.
-std::string Signed(const std::string& body) {
+// Signs a hand-made document, so that the checks behind the CRC are reached.
+std::string Signed(Json doc) {
+  doc["crc32c"] = fmt::format("{:08x}", Crc32c(doc.dump().data(), doc.dump().size()));
+  return doc.dump() + "\n";
+}
+
+// Signs a hand-made version-1 body.
+std::string SignedV1(const std::string& body) {
   char crc[32];
   std::snprintf(crc, sizeof crc, "crc32c %08x\n", Crc32c(body.data(), body.size()));
   return body + crc;
 }
 
 TEST(WearFileTest, ValidCrcButBadContent) {
-  const std::string head = "cairn-wear-ledger 1\nwriter r0\nseq 1\ncreated 10\n";
+  const Json head = {{"format", "cairn-wear-ledger"}, {"version", 2}, {"writer", "r0"},
+                     {"seq", 1}, {"created", 10}};
+  auto doc = [&](Json bytes, Json series) {
+    Json d = head;
+    d["bytes"] = std::move(bytes);
+    d["series"] = std::move(series);
+    return d;
+  };
   struct Case {
     const char* name;
-    std::string body;
+    Json doc;
+    const char* message;
   } cases[] = {
-      {"samples out of order", head + "bytes 5\nsamples 2\n20 3\n19 5\n"},
-      {"bytes go down", head + "bytes 5\nsamples 2\n20 6\n21 5\n"},
-      {"total differs from last sample", head + "bytes 9\nsamples 1\n20 5\n"},
-      {"bytes without samples", head + "bytes 9\nsamples 0\n"},
-      {"count mismatch", head + "bytes 5\nsamples 2\n20 5\n"},
-      {"negative time", head + "bytes 5\nsamples 1\n-20 5\n"},
-      {"nan time", head + "bytes 5\nsamples 1\nnan 5\n"},
-      {"negative bytes", head + "bytes -5\nsamples 1\n20 5\n"},
-      {"bad writer", "cairn-wear-ledger 1\nwriter ../x\nseq 1\ncreated 10\nbytes 0\nsamples 0\n"},
-      {"other version", "cairn-wear-ledger 2\nwriter r0\nseq 1\ncreated 10\nbytes 0\nsamples 0\n"},
-      {"huge count", head + "bytes 0\nsamples 99999999\n"},
+      {"samples out of order", doc(5, {{20, 3}, {19, 5}}), "sample 2 goes back"},
+      {"bytes go down", doc(5, {{20, 6}, {21, 5}}), "sample 2 goes back"},
+      {"total differs from last sample", doc(9, {{20, 5}}), "total differs"},
+      {"bytes without samples", doc(9, Json::array()), "total differs"},
+      {"negative time", doc(5, {{-20, 5}}), "sample 1: bad time"},
+      {"negative bytes", doc(-5, {{20, 5}}), "/bytes: expected an integer in [0,"},
+      {"fractional bytes", doc(5, {{20, 5.5}}), "/series/0/1: expected an integer"},
+      {"not a pair", doc(5, {{20, 5, 1}}), "/series/0: expected [time, bytes]"},
+      {"string time", doc(5, Json::array({Json::array({"20", 5})})), "/series/0/0: expected a number, got string"},
+      {"unknown member", [&] { Json d = doc(0, Json::array()); d["extra"] = 1; return d; }(),
+       "unknown member \"extra\""},
+      {"bad writer", [&] { Json d = doc(0, Json::array()); d["writer"] = "../x"; return d; }(),
+       "bad writer name"},
+      {"other version", [&] { Json d = doc(0, Json::array()); d["version"] = 3; return d; }(),
+       "/version: expected an integer in [2, 2], got 3"},
+      {"other format", [&] { Json d = doc(0, Json::array()); d["format"] = "x"; return d; }(),
+       "/format: not a cairn wear ledger"},
   };
   for (const auto& c : cases) {
-    auto d = DecodeWearFile(Signed(c.body));
-    EXPECT_FALSE(d.ok()) << c.name;
+    auto d = DecodeWearFile(Signed(c.doc));
+    ASSERT_FALSE(d.ok()) << c.name;
     EXPECT_EQ(d.status().code(), Code::kCorrupt) << c.name;
+    EXPECT_NE(d.status().message().find(c.message), std::string::npos)
+        << c.name << ": " << d.status().message();
   }
-  auto ok = DecodeWearFile(Signed(head + "bytes 5\nsamples 2\n20 3\n21 5\n"));
+  auto ok = DecodeWearFile(Signed(doc(5, {{20, 3}, {21, 5}})));
   EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+  // Valid JSON with a valid CRC, but not the writer's form (spaces added).
+  std::string spaced = Signed(doc(5, {{20, 3}, {21, 5}}));
+  spaced.insert(1, " ");
+  EXPECT_EQ(DecodeWearFile(spaced).status().code(), Code::kCorrupt);
+
+  const std::string v1_head = "cairn-wear-ledger 1\nwriter r0\nseq 1\ncreated 10\n";
+  for (const std::string& body : {v1_head + "bytes 5\nsamples 2\n20 3\n19 5\n",
+                                  v1_head + "bytes 5\nsamples 2\n20 5\n",
+                                  v1_head + "bytes 5\nsamples 1\nnan 5\n",
+                                  v1_head + "bytes 0\nsamples 99999999\n"}) {
+    EXPECT_EQ(DecodeWearFile(SignedV1(body)).status().code(), Code::kCorrupt) << body;
+  }
+  EXPECT_TRUE(DecodeWearFile(SignedV1(v1_head + "bytes 5\nsamples 2\n20 3\n21 5\n")).ok());
 }
 
 TEST(WearFileTest, WriterNames) {

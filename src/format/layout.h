@@ -13,10 +13,13 @@
 
 namespace cairn {
 
+// Of the manifest and the ECC sidecar; the part file has its own
+// (kPartFormatVersion, format/part.h).
 inline constexpr uint32_t kFormatVersion = 1;
 // Every stored byte is covered by a CRC32C of a block of at most this size.
 inline constexpr uint32_t kBlockSize = 64 * 1024;
-// Regions start at multiples of this in a part file (mmap- and O_DIRECT-friendly).
+// Large regions start at multiples of this in a part file (mmap- and
+// O_DIRECT-friendly; format/part.h).
 inline constexpr uint32_t kRegionAlign = 4096;
 inline constexpr size_t kMaxNameLength = 128;
 

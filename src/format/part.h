@@ -1,7 +1,10 @@
 // The part file: one rank's protected regions for one version. A header
-// (magic, format version, identity, region table) is followed by each
-// region's bytes at a kRegionAlign-aligned offset. The header carries its own
-// CRC32C so it can be trusted before the manifest's block CRCs are checked.
+// (magic, format version, identity, region table) is followed by the
+// regions' bytes: regions of at least kAlignedRegionMinBytes start at a
+// kRegionAlign (4 KiB) boundary, smaller ones are packed after the header
+// at kPackedRegionAlign. The header carries its own CRC32C so it can be
+// trusted before the manifest's block CRCs are checked. docs/format.md
+// "Part file" documents every byte.
 // Thread-safety: values and pure functions.
 #ifndef CAIRN_FORMAT_PART_H_
 #define CAIRN_FORMAT_PART_H_
@@ -16,6 +19,18 @@ namespace cairn {
 
 inline constexpr char kPartMagic[8] = {'C', 'A', 'I', 'R', 'N', 'P', 'R', 'T'};
 
+// Version 2 is written. Version 1 (every region 4 KiB-aligned, the name
+// field as long as the name) is still read: its region table gives every
+// offset, so a reader needs to know only the header's encoding.
+inline constexpr uint32_t kPartFormatVersion = 2;
+inline constexpr uint32_t kOldestPartFormatVersion = 1;
+// Large regions are page-aligned: a region the size of pages is copied at
+// memcpy speed into page-aligned slots and written with O_DIRECT. For a
+// smaller one that alignment buys nothing and costs up to 4 KiB of padding
+// (five scalars took 20 KiB in format 1), so it is packed at 8 bytes.
+inline constexpr uint64_t kAlignedRegionMinBytes = 64 * 1024;
+inline constexpr uint64_t kPackedRegionAlign = 8;
+
 struct RegionInfo {
   int32_t id = 0;
   uint64_t elem_size = 0;
@@ -25,16 +40,23 @@ struct RegionInfo {
 };
 
 struct PartHeader {
+  uint32_t format = kPartFormatVersion;  // as read; Layout() sets the current one
   std::string name;
   int64_t version = 0;
   int32_t rank = 0;
   int32_t nranks = 0;
-  std::vector<RegionInfo> regions;
+  std::vector<RegionInfo> regions;  // sorted by id
 
-  // Fills in regions[i].offset and returns the file size they imply.
+  // Lays the regions out in the current format: fills in regions[i].offset
+  // and returns the file size. In format 2 the size depends only on the
+  // regions (the name field has a fixed width), so the memory tier can
+  // reserve a part's slot before the checkpoint's name is known.
   uint64_t Layout();
-  std::string Encode() const;  // exactly HeaderBytes() long
+  // Exactly HeaderBytes() long, in `format`. REQUIRES: name.size() <=
+  // kMaxNameLength (ValidateName).
+  std::string Encode() const;
   uint64_t HeaderBytes() const;
+  // Where the file ends: past the region that ends last, or the header.
   uint64_t FileSize() const;
 };
 

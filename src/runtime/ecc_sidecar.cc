@@ -10,30 +10,34 @@
 namespace cairn {
 namespace {
 
-static_assert(kRegionAlign % kEccShardSize == 0, "a shard must not straddle two regions");
-
 constexpr uint64_t kS = kEccShardSize;
 
 // The bytes of the part file at [offset, offset + kS), zero beyond its end,
 // taken from the header and application memory: a pointer into a region
-// when the shard lies wholly inside it (no copy), else `scratch` filled in.
+// when the shard lies wholly inside it (no copy), else `scratch` filled in
+// from every piece the shard holds (the header and small regions packed
+// after it may share one shard: format/part.h).
 const uint8_t* PartShard(const std::string& head, const PartHeader& header,
                          const std::vector<Region>& regions, uint64_t offset, uint8_t* scratch) {
-  std::memset(scratch, 0, kS);
-  if (offset < head.size()) {
-    std::memcpy(scratch, head.data() + offset, std::min<uint64_t>(kS, head.size() - offset));
-    return scratch;
-  }
+  const uint64_t shard_end = offset + kS;
   for (size_t i = 0; i < regions.size(); ++i) {
     const RegionInfo& info = header.regions[i];
-    uint64_t end = info.offset + info.bytes();
-    if (offset < info.offset || offset >= end) continue;
-    const auto* src = static_cast<const uint8_t*>(regions[i].ptr) + (offset - info.offset);
-    if (offset + kS <= end) return src;
-    std::memcpy(scratch, src, end - offset);
-    return scratch;
+    if (offset >= info.offset && shard_end <= info.offset + info.bytes()) {
+      return static_cast<const uint8_t*>(regions[i].ptr) + (offset - info.offset);
+    }
   }
-  return scratch;  // alignment padding or beyond the end of the file: zeros
+  std::memset(scratch, 0, kS);  // alignment padding or beyond the end of the file: zeros
+  auto copy_overlap = [&](const uint8_t* src, uint64_t start, uint64_t length) {
+    uint64_t from = std::max(offset, start);
+    uint64_t to = std::min(shard_end, start + length);
+    if (from < to) std::memcpy(scratch + (from - offset), src + (from - start), to - from);
+  };
+  copy_overlap(reinterpret_cast<const uint8_t*>(head.data()), 0, head.size());
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const RegionInfo& info = header.regions[i];
+    copy_overlap(static_cast<const uint8_t*>(regions[i].ptr), info.offset, info.bytes());
+  }
+  return scratch;
 }
 
 }  // namespace

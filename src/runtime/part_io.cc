@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <numeric>
 
 #include "format/layout.h"
 
@@ -141,15 +142,24 @@ Result<FileEntry> WritePart(Tier& tier, const PartHeader& header,
   ExtentChecksummer head_sum(0);
   CAIRN_RETURN_IF_ERROR(
       AppendChecksummed(file, head_sum, reinterpret_cast<const uint8_t*>(head.data()), head.size()));
-  entry.extents.push_back(head_sum.Finish());
+  // Extents stay in region order (extent i + 1 is region i); the file is
+  // appended in offset order, which the layout need not share (it packs
+  // small regions first).
+  entry.extents.resize(regions.size() + 1);
+  entry.extents[0] = head_sum.Finish();
+  std::vector<size_t> by_offset(regions.size());
+  std::iota(by_offset.begin(), by_offset.end(), 0);
+  std::sort(by_offset.begin(), by_offset.end(), [&](size_t a, size_t b) {
+    return header.regions[a].offset < header.regions[b].offset;
+  });
   uint64_t pos = head.size();
-  for (size_t i = 0; i < regions.size(); ++i) {
+  for (size_t i : by_offset) {
     const RegionInfo& info = header.regions[i];
     CAIRN_RETURN_IF_ERROR(AppendZeros(file, info.offset - pos));
     ExtentChecksummer sum(info.offset);
     CAIRN_RETURN_IF_ERROR(AppendChecksummed(file, sum, static_cast<const uint8_t*>(regions[i].ptr),
                                             info.bytes()));
-    entry.extents.push_back(sum.Finish());
+    entry.extents[i + 1] = sum.Finish();
     pos = info.offset + info.bytes();
   }
   CAIRN_RETURN_IF_ERROR(pending->Commit());

@@ -80,7 +80,12 @@ Status Engine::Open() {
   for (auto& t : tiers_) {
     // One parked part file per rank and tier is what steady state needs:
     // the next checkpoint takes it as the oldest kept version is retired.
-    if (t) t->EnableSlots(RankFilePrefix(comm_->rank()), /*max_free=*/1);
+    // The memory tier keeps one more while a drain pins the oldest version.
+    int max_free = 1;
+    if (t && t->kind() == TierKind::kMemory) {
+      max_free = MemorySlotsPerRank() - config_.KeepFor(TierKind::kMemory);
+    }
+    if (t) t->EnableSlots(RankFilePrefix(comm_->rank()), max_free);
   }
   route_dir_ = JoinPath(JoinPath(tier(TierFor(Placement::kMemory))->root(), ".route"),
                         fmt::format("r{:06}", comm_->rank()));
@@ -102,11 +107,13 @@ Status Engine::Protect(int id, void* ptr, uint64_t count, uint64_t elem_size) {
                  elem_size);
   }
   regions_[id] = Region{id, ptr, count, elem_size};
+  ReserveMemorySlots();
   return Status::Ok();
 }
 
 Status Engine::Unprotect(int id) {
   if (regions_.erase(id) == 0) return Error(Code::kNotFound, "region {} is not protected", id);
+  ReserveMemorySlots();
   return Status::Ok();
 }
 
@@ -130,7 +137,7 @@ Result<std::map<std::string, std::string>> Engine::PendingRoutedFiles() const {
 }
 
 Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version,
-                          bool remove_empty_dir) {
+                          bool remove_empty_dir, PartFate part) {
   CAIRN_ASSIGN_OR_RETURN(auto files, t.Files(name, version));
   std::string manifest = ManifestFileName(comm_->rank());
   // The manifest goes first: from then on the copy counts as incomplete.
@@ -141,8 +148,8 @@ Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version,
     if (!IsOwnFile(f, comm_->rank()) || f == manifest) continue;
     // Only part files are parked for reuse: a parked sidecar or routed file
     // would take the one slot the next part file needs.
-    CAIRN_RETURN_IF_ERROR(f == PartFileName(comm_->rank()) ? t.Retire(name, version, f)
-                                                           : t.Remove(name, version, f));
+    bool park = f == PartFileName(comm_->rank()) && part == PartFate::kPark;
+    CAIRN_RETURN_IF_ERROR(park ? t.Retire(name, version, f) : t.Remove(name, version, f));
   }
   return remove_empty_dir ? t.RemoveVersionDirIfEmpty(name, version) : Status::Ok();
 }
@@ -164,13 +171,21 @@ Status Engine::Finalize() {
   flusher_->Shutdown();
   // Drained tiers learn which versions every rank holds only here and at
   // checkpoints, so their retention catches up now.
+  std::map<std::string, std::array<int64_t, kTierKinds>> newest;
   for (const auto& name : names_written_) {
-    CAIRN_ASSIGN_OR_RETURN(auto global, GloballyCompleteVersions(name));
-    ApplyRetention(name, global);
+    CAIRN_ASSIGN_OR_RETURN(newest[name], ApplyRetention(name, kNone));
   }
+  // /dev/shm is RAM, and outlives the job: what a lower tier holds is
+  // released there, and the user is told what is kept where.
+  MemoryRelease released = ReleaseMemoryTier();
+  Status node_done = comm_->NodeBarrier();
+  if (node_done.ok() && controller_->local_rank() == 0 && tier(TierKind::kMemory)) {
+    tier(TierKind::kMemory)->RemoveEmptyDirectories();
+  }
+  ReportKept(released, newest);
   // Also the final barrier: a background drain that failed on one rank is
   // reported by every rank's finalize.
-  return comm_->Agree(drained);
+  return comm_->Agree(drained.ok() ? node_done : drained);
 }
 
 // ---- ECC sidecar (software chipkill for the memory tier)

@@ -115,6 +115,34 @@ class Engine {
 
   Tier* tier(TierKind kind) const { return tiers_[static_cast<int>(kind)].get(); }
   std::vector<Region> SortedRegions() const;
+  // Part files a rank's memory tier needs at once: the versions kept, the
+  // one being written, and, with a lower tier, one more while the oldest
+  // is still pinned by its drain.
+  int MemorySlotsPerRank() const;
+  // Starts (or resizes) the memory tier's slot reservation for the
+  // protected regions, in the background (engine.cc).
+  void ReserveMemorySlots();
+
+  // What a clean finalize did with this rank's memory tier (engine.cc).
+  struct MemoryRelease {
+    uint64_t released_copies = 0;  // deleted: a lower tier holds them or newer
+    uint64_t released_bytes = 0;   // theirs and the spare slots'
+    uint64_t kept_copies = 0;      // tiers.memory.keep_at_finalize
+    uint64_t kept_bytes = 0;
+    uint64_t only_copies = 0;      // kept: no lower tier holds them
+    uint64_t only_bytes = 0;
+  };
+  // Deletes this rank's memory-tier copies that a lower tier holds
+  // complete, or a newer version of (a restart takes the newer one), and
+  // its parked slots, unless tiers.memory.keep_at_finalize.
+  MemoryRelease ReleaseMemoryTier();
+  // The newest version of name that this rank holds complete on a tier
+  // below memory, or kNone.
+  int64_t NewestSafeBelowMemory(const std::string& name) const;
+  // Collective: rank 0 tells the user what the job keeps and where
+  // (`newest`: per checkpoint name, the newest version complete per tier).
+  void ReportKept(const MemoryRelease& mine,
+                  const std::map<std::string, std::array<int64_t, kTierKinds>>& newest);
   // Routed files waiting for the next checkpoint: logical name -> path.
   Result<std::map<std::string, std::string>> PendingRoutedFiles() const;
 
@@ -143,8 +171,11 @@ class Engine {
   // Removes this rank's copy of the version from tier (manifest first).
   // Ranks sharing the tier may be writing the same version right now: the
   // directory is removed only when asked (when the version is retired).
+  // kPark parks the part file as a slot for the next version; kDelete
+  // frees its memory (finalize).
+  enum class PartFate { kPark, kDelete };
   Status RemoveCopy(Tier& tier, const std::string& name, int64_t version,
-                    bool remove_empty_dir = true);
+                    bool remove_empty_dir = true, PartFate part = PartFate::kPark);
   // Collective: the newest version each tier holds complete on every rank.
   Result<std::array<int64_t, kTierKinds>> GloballyCompleteVersions(const std::string& name);
   void ApplyRetention(const std::string& name, const std::array<int64_t, kTierKinds>& global);

@@ -337,7 +337,12 @@ TierKind Engine::TierFor(Placement placement) const {
   return static_cast<TierKind>(k);
 }
 
-Status Engine::Wait() { return flusher_->Wait(); }
+Status Engine::Wait() {
+  // The slot reservation is background work too: after a wait, the next
+  // checkpoint copies into faulted-in memory.
+  if (Tier* memory = tier(TierKind::kMemory)) memory->WaitForSlots();
+  return flusher_->Wait();
+}
 
 Result<bool> Engine::ShouldCheckpoint() {
   Result<bool> due = interval_.Due();

@@ -20,6 +20,9 @@ class EngineTest : public ::testing::Test {
     config_.dir = "/data";
     config_.tier(TierKind::kMemory).path = "/shm/{node}";
     config_.tier(TierKind::kMemory).capacity = 0;
+    // Most tests restart from memory copies after a finalize, as a job
+    // restarted on surviving nodes would after a crash.
+    config_.tier(TierKind::kMemory).keep_at_finalize = true;
     config_.tier(TierKind::kSsd).path = "{dir}/ssd/{node}";
     config_.tier(TierKind::kPfs).path = "{dir}/pfs";
     config_.log_level = "off";
@@ -326,6 +329,93 @@ TEST_F(EngineTest, BadArgumentsAreRejected) {
   EXPECT_EQ(e->RouteFile("a/b").status().code(), Code::kInvalidArgument);
   EXPECT_EQ(*e->RestartTest("never-written", -1), -1);
   EXPECT_EQ(e->Restart("never-written", 3).status().code(), Code::kNotFound);
+}
+
+// ---- the memory tier's lifecycle (engine_memory.cc)
+
+TEST_F(EngineTest, FinalizeReleasesMemoryCopiesThatLowerTiersHold) {
+  config_.placement.policy = PlacementPolicy::kMemory;
+  config_.tier(TierKind::kMemory).keep_at_finalize = false;
+  config_.tier(TierKind::kMemory).path = "/shm/cairn-{user}/{node}";
+  std::vector<double> saved;
+  {
+    auto e = Open();
+    ProtectState(*e);
+    for (step_ = 1; step_ <= 3; ++step_) {
+      grid_[11] = static_cast<double>(step_);
+      ASSERT_TRUE(e->Checkpoint("heat", step_ * 10).ok());
+    }
+    saved = grid_;
+    Status s = e->Finalize();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  // Nothing of the job is left in the memory tier's file system, not even
+  // its directories; the versions are on the ssd and pfs tiers.
+  EXPECT_TRUE(env_->FileExists("/shm"));
+  EXPECT_FALSE(env_->FileExists(TierOf(TierKind::kMemory).root()));
+  EXPECT_FALSE(env_->ListDir("/shm").ok() && !env_->ListDir("/shm")->empty());
+  EXPECT_EQ(TierOf(TierKind::kSsd).Versions("heat")->back(), 30);
+
+  std::fill(grid_.begin(), grid_.end(), 0.0);
+  auto e = Open();
+  ProtectState(*e);
+  auto report = e->Restart("heat", 30);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->version, 30);
+  EXPECT_EQ(report->tier, "ssd");
+  EXPECT_EQ(grid_, saved);
+}
+
+TEST_F(EngineTest, KeepAtFinalizeKeepsMemoryCopiesAndSlots) {
+  config_.placement.policy = PlacementPolicy::kMemory;
+  std::vector<double> big(1 << 18, 1.5);  // 2 MiB: worth a slot
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->Protect(0, big.data(), big.size(), sizeof(double)).ok());
+    ASSERT_TRUE(e->Checkpoint("heat", 1).ok());
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  Tier& memory = TierOf(TierKind::kMemory);
+  EXPECT_EQ(*memory.Versions("heat"), std::vector<int64_t>{1});
+  EXPECT_FALSE(env_->ListDir(memory.FreeSlotDir())->empty());
+}
+
+TEST_F(EngineTest, MemoryOnlyCopiesAreKeptButSpareSlotsReleased) {
+  config_.placement.policy = PlacementPolicy::kMemory;
+  config_.tier(TierKind::kMemory).keep_at_finalize = false;
+  config_.tier(TierKind::kSsd).enabled = false;
+  config_.tier(TierKind::kPfs).enabled = false;
+  std::vector<double> big(1 << 18, 2.5);
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->Protect(0, big.data(), big.size(), sizeof(double)).ok());
+    ASSERT_TRUE(e->Checkpoint("heat", 1).ok());
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  Tier& memory = TierOf(TierKind::kMemory);
+  EXPECT_EQ(*memory.Versions("heat"), std::vector<int64_t>{1});  // the only copy
+  EXPECT_FALSE(env_->FileExists(memory.FreeSlotDir()));
+}
+
+TEST_F(EngineTest, SlotsAreReservedAtProtectForTheFirstCheckpoint) {
+  config_.placement.policy = PlacementPolicy::kMemory;
+  config_.tier(TierKind::kSsd).enabled = false;
+  config_.tier(TierKind::kPfs).enabled = false;
+  std::vector<double> big(1 << 18);
+  std::iota(big.begin(), big.end(), 0.25);
+  const std::vector<double> saved = big;
+  auto e = Open();
+  ASSERT_TRUE(e->Protect(0, big.data(), big.size(), sizeof(double)).ok());
+  ASSERT_TRUE(e->Wait().ok());  // the reservation is background work
+  Tier& memory = TierOf(TierKind::kMemory);
+  // keep (2) + the version being written; no lower tier to drain to.
+  ASSERT_EQ(env_->ListDir(memory.FreeSlotDir())->size(), 3u);
+  ASSERT_TRUE(e->Checkpoint("heat", 1).ok());
+  EXPECT_EQ(env_->ListDir(memory.FreeSlotDir())->size(), 2u);
+  std::fill(big.begin(), big.end(), 0.0);
+  auto report = e->Restart("heat", 1);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(big, saved);
 }
 
 }  // namespace

@@ -45,7 +45,9 @@ Result<std::unique_ptr<PlacementController>> PlacementController::Open(
 
 uint64_t PlacementController::MemoryRoom() const {
   if (memory_ == nullptr || memory_->config().capacity == 0) return kNoMemoryLimit;
-  auto used = memory_->UsedBytes();
+  // Parked slots are room for a version: it is written into one, or they
+  // are released to make room for it.
+  auto used = memory_->VersionBytes();
   if (!used.ok()) return 0;  // unknown room: nothing fits, the safe answer
   uint64_t capacity = memory_->config().capacity;
   return *used >= capacity ? 0 : capacity - *used;

@@ -2,10 +2,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+
+#include "base/log.h"
 
 namespace cairn {
 namespace {
+
+// Faulting in touches one byte per page; the request is checked between
+// pieces of this size, so a superseded slot stops within milliseconds.
+constexpr uint64_t kPageBytes = 4096;
+constexpr uint64_t kFaultPiece = 16 << 20;
 
 // Appends sequentially into a mapping; nothing to sync on tmpfs.
 class MappedWritableFile final : public WritableFile {
@@ -40,32 +48,74 @@ class MappedWritableFile final : public WritableFile {
 }  // namespace
 
 SlotCache::SlotCache(Env* env, std::string free_dir, std::string owner, int max_free, bool mapped,
-                     const WriteOptions& file_options)
+                     const WriteOptions& file_options, RoomCheck room)
     : env_(env), free_dir_(std::move(free_dir)), owner_(std::move(owner)), max_free_(max_free),
-      mapped_mode_(mapped), file_options_(file_options) {}
+      mapped_mode_(mapped), file_options_(file_options), room_(std::move(room)) {}
 
-std::string SlotCache::TakeFreeSlotLocked() {
+SlotCache::~SlotCache() {
+  std::unique_ptr<Thread> thread;
+  {
+    MutexLock lock(&mu_);
+    stopping_ = true;
+    ++generation_;
+    changed_.SignalAll();
+    thread = std::move(thread_);
+  }
+  if (thread) thread->Join();
+}
+
+bool SlotCache::MappedAt(const std::string& path, uint64_t size) const {
+  auto it = mapped_.find(path);
+  return it != mapped_.end() && it->second->size() == size;
+}
+
+std::string SlotCache::ChooseParkedLocked(uint64_t size) {
   auto entries = env_->ListDir(free_dir_);
   if (!entries.ok()) return "";
   std::string fallback;
   for (const auto& e : *entries) {
     if (e.is_dir || e.name.compare(0, owner_.size(), owner_) != 0) continue;
     std::string path = JoinPath(free_dir_, e.name);
-    if (mapped_.count(path)) return path;  // already mapped here: the best
+    if (path == making_) continue;
+    if (MappedAt(path, size)) return path;  // already mapped here: the best
     if (fallback.empty()) fallback = path;
   }
   return fallback;
 }
 
+bool SlotCache::SlotOfSizeComingLocked(uint64_t size) {
+  if (reserving_ && want_size_ == size && !stopping_) return true;
+  std::string parked = ChooseParkedLocked(size);
+  return !parked.empty() && MappedAt(parked, size);
+}
+
+std::string SlotCache::NewNameLocked(const char* kind) {
+  return JoinPath(free_dir_, owner_ + kind + std::to_string(::getpid()) + "." +
+                                 std::to_string(next_slot_++));
+}
+
 Result<std::unique_ptr<WritableFile>> SlotCache::Create(const std::string& path, uint64_t size) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::string slot = TakeFreeSlotLocked();
+  MutexLock lock(&mu_);
+  std::string slot = ChooseParkedLocked(size);
+  // A slot of this size being made is worth waiting for: writing a fresh
+  // file instead would allocate the same pages beside it.
+  while (mapped_mode_ && !MappedAt(slot, size) && reserving_ && want_size_ == size &&
+         !stopping_) {
+    changed_.Wait();
+    slot = ChooseParkedLocked(size);
+  }
   if (!mapped_mode_) {
     WriteOptions options = file_options_;
     options.expected_size = size;
     options.reuse_existing = !slot.empty() && env_->RenameFile(slot, path).ok();
     return env_->NewWritableFile(path, options);
   }
+  return OpenMappedLocked(slot, path, size);
+}
+
+Result<std::unique_ptr<WritableFile>> SlotCache::OpenMappedLocked(const std::string& slot,
+                                                                  const std::string& path,
+                                                                  uint64_t size) {
   std::shared_ptr<MappedFile> map;
   if (!slot.empty() && env_->RenameFile(slot, path).ok()) {
     auto it = mapped_.find(slot);
@@ -85,8 +135,17 @@ Result<std::unique_ptr<WritableFile>> SlotCache::Create(const std::string& path,
   return std::unique_ptr<WritableFile>(new MappedWritableFile(map, path));
 }
 
+uint64_t SlotCache::GrowthOfCreate(uint64_t size) {
+  MutexLock lock(&mu_);
+  if (SlotOfSizeComingLocked(size)) return 0;
+  std::string parked = ChooseParkedLocked(size);
+  if (parked.empty()) return size;
+  auto have = env_->FileSize(parked);
+  return have.ok() && *have < size ? size - *have : (have.ok() ? 0 : size);
+}
+
 void SlotCache::Renamed(const std::string& from, const std::string& to) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = mapped_.find(from);
   if (it == mapped_.end()) return;
   mapped_[to] = it->second;
@@ -94,14 +153,16 @@ void SlotCache::Renamed(const std::string& from, const std::string& to) {
 }
 
 Status SlotCache::Retire(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   int parked = 0;
   if (auto entries = env_->ListDir(free_dir_); entries.ok()) {
-    for (const auto& e : *entries) parked += e.name.compare(0, owner_.size(), owner_) == 0;
+    for (const auto& e : *entries) {
+      parked += e.name.compare(0, owner_.size(), owner_) == 0 &&
+                JoinPath(free_dir_, e.name) != making_;
+    }
   }
   if (parked < max_free_ && env_->CreateDirs(free_dir_).ok()) {
-    std::string slot = JoinPath(free_dir_, owner_ + "slot" + std::to_string(::getpid()) + "." +
-                                               std::to_string(next_slot_++));
+    std::string slot = NewNameLocked("slot");
     if (env_->RenameFile(path, slot).ok()) {
       auto it = mapped_.find(path);
       if (it != mapped_.end()) {
@@ -116,8 +177,151 @@ Status SlotCache::Retire(const std::string& path) {
 }
 
 void SlotCache::Forget(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   mapped_.erase(path);
+}
+
+// ---- reservation
+
+void SlotCache::Reserve(uint64_t size, int count) {
+  MutexLock lock(&mu_);
+  if (!mapped_mode_ || stopping_) return;
+  if (size != want_size_) ++generation_;  // a slot being made at the old size is not wanted
+  want_size_ = size;
+  want_count_ = count;
+  reserving_ = true;
+  if (!thread_) {
+    auto thread = env_->StartThread([this] { ReserveLoop(); });
+    if (!thread.ok()) {
+      // Checkpoints still work, through fresh files, as before reservation.
+      Log(LogLevel::kWarn, "memory tier slots are not reserved ahead: {}",
+          thread.status().ToString());
+      reserving_ = false;
+      return;
+    }
+    thread_ = std::move(thread).value();
+  }
+  changed_.SignalAll();
+}
+
+void SlotCache::WaitReserved() {
+  MutexLock lock(&mu_);
+  while (reserving_ && !stopping_) changed_.Wait();
+}
+
+uint64_t SlotCache::ReleaseParked() {
+  MutexLock lock(&mu_);
+  want_count_ = 0;
+  reserving_ = false;
+  ++generation_;
+  changed_.SignalAll();
+  // The slot being made stops within a piece and is deleted by its maker.
+  while (!making_.empty()) changed_.Wait();
+  uint64_t released = 0;
+  auto entries = env_->ListDir(free_dir_);
+  if (!entries.ok()) return 0;
+  for (const auto& e : *entries) {
+    if (e.is_dir || e.name.compare(0, owner_.size(), owner_) != 0) continue;
+    std::string path = JoinPath(free_dir_, e.name);
+    auto size = env_->FileSize(path);
+    mapped_.erase(path);
+    if (env_->DeleteFile(path).ok() && size.ok()) released += *size;
+  }
+  return released;
+}
+
+void SlotCache::ReserveLoop() {
+  mu_.Lock();
+  while (!stopping_) {
+    std::optional<SlotJob> job = reserving_ ? NextJobLocked() : std::nullopt;
+    if (!job) {
+      if (reserving_) {
+        reserving_ = false;  // the request is met
+        changed_.SignalAll();
+      }
+      changed_.Wait();
+      continue;
+    }
+    mu_.Unlock();
+    std::shared_ptr<MappedFile> map = MakeSlot(*job);
+    mu_.Lock();
+    if (!map) {
+      // No room, or the file system refused: later checkpoints use what
+      // exists and make fresh files for the rest.
+      (void)env_->DeleteFile(job->making);
+      making_.clear();
+      reserving_ = false;
+      changed_.SignalAll();
+      continue;
+    }
+    PublishLocked(*job, std::move(map));
+  }
+  mu_.Unlock();
+}
+
+std::optional<SlotCache::SlotJob> SlotCache::NextJobLocked() {
+  int have = 0;
+  for (const auto& [path, map] : mapped_) have += map->size() == want_size_;
+  if (have >= want_count_) return std::nullopt;
+  if (!env_->CreateDirs(free_dir_).ok()) return std::nullopt;
+  SlotJob job;
+  job.size = want_size_;
+  job.generation = generation_;
+  job.making = NewNameLocked("reserving");
+  // A parked file not mapped here at the wanted size (another size, or
+  // left by an earlier process) is resized rather than a new one made.
+  std::string parked = ChooseParkedLocked(want_size_);
+  uint64_t had = 0;
+  if (!parked.empty() && !MappedAt(parked, want_size_)) {
+    auto size = env_->FileSize(parked);
+    if (size.ok() && env_->RenameFile(parked, job.making).ok()) {
+      job.from = parked;
+      had = *size;
+      mapped_.erase(parked);
+    }
+  }
+  job.growth = job.size > had ? job.size - had : 0;
+  making_ = job.making;
+  return job;
+}
+
+std::shared_ptr<MappedFile> SlotCache::MakeSlot(const SlotJob& job) {
+  if (job.growth > 0 && room_ && !room_(job.growth)) {
+    Log(LogLevel::kInfo, "memory tier full: no more slots of {} bytes reserved ahead", job.size);
+    return nullptr;
+  }
+  auto mapped = env_->MapFile(job.making, job.size, /*writable=*/true);
+  if (!mapped.ok()) {
+    Log(LogLevel::kInfo, "slot not reserved: {}", mapped.status().ToString());
+    return nullptr;
+  }
+  std::shared_ptr<MappedFile> map(std::move(mapped).value());
+  // One write per page makes the kernel allocate it and enter it in this
+  // mapping's page table: the checkpoint's copy then takes no fault.
+  volatile uint8_t* bytes = map->data();
+  for (uint64_t piece = 0; piece < job.size; piece += kFaultPiece) {
+    if (generation_.load() != job.generation) break;  // the request changed
+    uint64_t end = std::min(job.size, piece + kFaultPiece);
+    for (uint64_t at = piece; at < end; at += kPageBytes) bytes[at] = 0;
+  }
+  return map;
+}
+
+void SlotCache::PublishLocked(const SlotJob& job, std::shared_ptr<MappedFile> map) {
+  making_.clear();
+  changed_.SignalAll();
+  if (job.generation != generation_ && want_count_ == 0) {
+    (void)env_->DeleteFile(job.making);  // released meanwhile
+    return;
+  }
+  // Also when superseded by a request of another size: a parked slot of
+  // the old size is resized by the next job, faster than made anew.
+  std::string slot = NewNameLocked("slot");
+  if (!env_->RenameFile(job.making, slot).ok()) {
+    (void)env_->DeleteFile(job.making);
+    return;
+  }
+  mapped_[slot] = std::move(map);
 }
 
 }  // namespace cairn

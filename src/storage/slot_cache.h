@@ -9,41 +9,112 @@
 // mapping follows its file across renames (it is tied to the inode), so the
 // cache only tracks each file's current name. Elsewhere the slot is
 // rewritten in place with `file_options`.
+//
+// Reservation (mapped mode): so that a run's first checkpoints need not
+// wait for versions to retire, Reserve() makes the slots in the background,
+// on a thread started through the Env: each slot file is made (or an
+// unsuitable parked one resized) under a name Create never takes, mapped,
+// faulted in page by page, and only then parked under a slot name. Create
+// waits for a slot of its size while one is being made rather than write a
+// fresh file beside it (both would fight for the same pages and cores).
+//
+// Files in .free/: "<owner>slot<pid>.<n>", a parked slot, and
+// "<owner>reserving<pid>.<n>", one being made (or left by a process that
+// died making it: taken and remade like any parked file).
 // Thread-safety: all methods are thread-safe.
 #ifndef CAIRN_STORAGE_SLOT_CACHE_H_
 #define CAIRN_STORAGE_SLOT_CACHE_H_
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
 
+#include "base/mutex.h"
 #include "env/env.h"
 
 namespace cairn {
 
 class SlotCache {
  public:
+  // Whether the tier can hold `bytes` more (its capacity); asked before a
+  // reservation makes or grows a slot file.
+  using RoomCheck = std::function<bool(uint64_t bytes)>;
+
   // Slots live in free_dir; this process uses and parks only files whose
   // names start with `owner` (its rank's prefix), so ranks sharing a node
-  // never take each other's slots.
+  // never take each other's slots. env must outlive the cache.
   SlotCache(Env* env, std::string free_dir, std::string owner, int max_free, bool mapped,
-            const WriteOptions& file_options);
+            const WriteOptions& file_options, RoomCheck room);
+  // Stops a reservation under way (the slot being made is parked as it is)
+  // and joins its thread.
+  ~SlotCache();
+  SlotCache(const SlotCache&) = delete;
+  SlotCache& operator=(const SlotCache&) = delete;
 
   // A writable file at `path` for exactly `size` bytes, made from a free
-  // slot when there is one (else a new file).
-  Result<std::unique_ptr<WritableFile>> Create(const std::string& path, uint64_t size);
+  // slot when there is one (else a new file); waits for a slot of that size
+  // that the reservation is making.
+  Result<std::unique_ptr<WritableFile>> Create(const std::string& path, uint64_t size)
+      EXCLUDES(mu_);
+  // Bytes the tier grows by if Create(size) is called now: 0 when a slot of
+  // that size is parked or being made.
+  uint64_t GrowthOfCreate(uint64_t size) EXCLUDES(mu_);
   // `from` was renamed to `to`: keep its mapping under the new name.
-  void Renamed(const std::string& from, const std::string& to);
+  void Renamed(const std::string& from, const std::string& to) EXCLUDES(mu_);
   // The file at path is no longer needed: park it as a free slot, or delete
   // it when max_free slots are parked already.
-  Status Retire(const std::string& path);
+  Status Retire(const std::string& path) EXCLUDES(mu_);
   // The file at path is gone (deleted by someone): drop its mapping.
-  void Forget(const std::string& path);
+  void Forget(const std::string& path) EXCLUDES(mu_);
+
+  // Mapped mode: in the background, have `count` slot files of `size`
+  // bytes mapped and faulted in by this process, counting those that hold
+  // versions now. Replaces the previous request. Best effort: stops where
+  // the tier's room or the file system ends (later Creates make fresh
+  // files). No-op in unmapped mode.
+  void Reserve(uint64_t size, int count) EXCLUDES(mu_);
+  // Blocks until the reservation has nothing left to do.
+  void WaitReserved() EXCLUDES(mu_);
+  // Cancels the reservation and deletes every parked slot of the owner;
+  // the bytes they held.
+  uint64_t ReleaseParked() EXCLUDES(mu_);
 
  private:
-  // REQUIRES: mu_ held.
-  std::string TakeFreeSlotLocked();
+  // A slot file the reservation makes: `from` (a parked file, or "" for a
+  // new one) becomes `making`, then a parked slot.
+  struct SlotJob {
+    std::string from;
+    std::string making;
+    uint64_t size = 0;
+    uint64_t growth = 0;  // bytes the tier grows by
+    uint64_t generation = 0;
+  };
+
+  // The parked file Create(size) would take ("" if none): one mapped here
+  // at that size if any, else any other.
+  std::string ChooseParkedLocked(uint64_t size) REQUIRES(mu_);
+  // A parked slot, or a slot the reservation is making, of `size` bytes.
+  bool SlotOfSizeComingLocked(uint64_t size) REQUIRES(mu_);
+  bool MappedAt(const std::string& path, uint64_t size) const REQUIRES(mu_);
+  // Parked slot names are unique per process and call.
+  std::string NewNameLocked(const char* kind) REQUIRES(mu_);
+  Result<std::unique_ptr<WritableFile>> OpenMappedLocked(const std::string& slot,
+                                                         const std::string& path, uint64_t size)
+      REQUIRES(mu_);
+
+  // The reservation thread's body.
+  void ReserveLoop() EXCLUDES(mu_);
+  // The next slot to make, or nullopt when the request is met.
+  std::optional<SlotJob> NextJobLocked() REQUIRES(mu_);
+  // Makes job.making a mapped, faulted-in file of job.size bytes (without
+  // the lock: this is the slow part). Stops faulting early once the request
+  // changes. Null when the tier has no room or the file cannot be made.
+  std::shared_ptr<MappedFile> MakeSlot(const SlotJob& job) EXCLUDES(mu_);
+  // Parks the made slot (or deletes it if the reservation was released).
+  void PublishLocked(const SlotJob& job, std::shared_ptr<MappedFile> map) REQUIRES(mu_);
 
   Env* env_;
   std::string free_dir_;
@@ -51,9 +122,24 @@ class SlotCache {
   int max_free_;
   bool mapped_mode_;
   WriteOptions file_options_;
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<MappedFile>> mapped_;  // GUARDED_BY(mu_)
-  int next_slot_ = 0;                                          // GUARDED_BY(mu_)
+  RoomCheck room_;
+
+  Mutex mu_;
+  // Signalled when a slot is parked, the request changes, the reservation
+  // goes idle, or the cache stops.
+  CondVar changed_{&mu_};
+  std::map<std::string, std::shared_ptr<MappedFile>> mapped_ GUARDED_BY(mu_);
+  int next_slot_ GUARDED_BY(mu_) = 0;
+  uint64_t want_size_ GUARDED_BY(mu_) = 0;
+  int want_count_ GUARDED_BY(mu_) = 0;
+  bool reserving_ GUARDED_BY(mu_) = false;  // a request not yet met
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::string making_ GUARDED_BY(mu_);      // the slot file being made, if any
+  // Bumped whenever the slot being made is no longer wanted at its size;
+  // read without the lock by MakeSlot to stop early.
+  std::atomic<uint64_t> generation_{0};
+  // Started by the first Reserve; joined by the destructor.
+  std::unique_ptr<Thread> thread_ GUARDED_BY(mu_);
 };
 
 }  // namespace cairn

@@ -83,17 +83,14 @@ Result<std::unique_ptr<PendingFile>> Tier::Create(const std::string& name, int64
     // The new directory's own entry must be durable before files in it count.
     CAIRN_RETURN_IF_ERROR(env_->SyncDir(JoinPath(root_, name)));
   }
-  if (config_.capacity > 0) {
-    CAIRN_ASSIGN_OR_RETURN(uint64_t used, UsedBytes());
-    if (used + expected_size > config_.capacity) {
-      return Error(Code::kNoSpace,
-                   "tier '{}' at '{}' is full: {} bytes used + {} needed > capacity {}", TierKindName(kind_),
-                   root_, used, expected_size, config_.capacity);
-    }
-  }
+  const bool slot_file = slots_ && expected_size >= kSlotMinBytes &&
+                         file.compare(0, slot_owner_.size(), slot_owner_) == 0;
+  // A part written into a parked slot takes no new room.
+  CAIRN_RETURN_IF_ERROR(
+      EnsureRoom(slot_file ? slots_->GrowthOfCreate(expected_size) : expected_size));
   std::string path = JoinPath(dir, file);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  if (slots_ && expected_size >= kSlotMinBytes && file.compare(0, slot_owner_.size(), slot_owner_) == 0) {
+  if (slot_file) {
     CAIRN_ASSIGN_OR_RETURN(auto mapped, slots_->Create(tmp, expected_size));
     return std::make_unique<PendingFile>(env_, std::move(mapped), tmp, path, persists(),
                                          slots_.get());
@@ -131,7 +128,10 @@ Result<std::string> Tier::GetFile(const std::string& name, int64_t version,
 }
 
 Status Tier::Remove(const std::string& name, int64_t version, const std::string& file) {
-  return env_->DeleteFile(FilePath(name, version, file));
+  std::string path = FilePath(name, version, file);
+  // A mapping kept of a deleted file would keep its pages allocated.
+  if (slots_) slots_->Forget(path);
+  return env_->DeleteFile(path);
 }
 
 Status Tier::Retire(const std::string& name, int64_t version, const std::string& file) {
@@ -148,8 +148,63 @@ void Tier::EnableSlots(const std::string& owner, int max_free) {
   slot_owner_ = owner;
   WriteOptions options;
   options.direct_io = config_.direct_io && persists();
-  slots_ = std::make_unique<SlotCache>(env_, JoinPath(root_, ".free"), owner, max_free,
-                                       /*mapped=*/kind_ == TierKind::kMemory, options);
+  auto room = [this](uint64_t bytes) {
+    if (config_.capacity == 0) return true;
+    auto used = UsedBytes();
+    return used.ok() && *used + bytes <= config_.capacity;
+  };
+  slots_ = std::make_unique<SlotCache>(env_, FreeSlotDir(), owner, max_free,
+                                       /*mapped=*/kind_ == TierKind::kMemory, options, room);
+}
+
+std::string Tier::FreeSlotDir() const { return JoinPath(root_, ".free"); }
+
+void Tier::ReserveSlots(uint64_t size, int count) {
+  if (slots_ && kind_ == TierKind::kMemory && size >= kSlotMinBytes) slots_->Reserve(size, count);
+}
+
+void Tier::WaitForSlots() {
+  if (slots_) slots_->WaitReserved();
+}
+
+uint64_t Tier::ReleaseParkedSlots() { return slots_ ? slots_->ReleaseParked() : 0; }
+
+Status Tier::EnsureRoom(uint64_t bytes) {
+  if (config_.capacity == 0 || bytes == 0) return Status::Ok();
+  CAIRN_ASSIGN_OR_RETURN(uint64_t used, UsedBytes());
+  if (used + bytes > config_.capacity && ReleaseParkedSlots() > 0) {
+    CAIRN_ASSIGN_OR_RETURN(used, UsedBytes());
+  }
+  if (used + bytes > config_.capacity) {
+    return Error(Code::kNoSpace, "tier '{}' at '{}' is full: {} bytes used + {} needed > capacity {}",
+                 TierKindName(kind_), root_, used, bytes, config_.capacity);
+  }
+  return Status::Ok();
+}
+
+void Tier::RemoveEmptyDirectories() {
+  auto remove_if_empty = [this](const std::string& dir) {
+    auto entries = env_->ListDir(dir);
+    return entries.ok() && entries->empty() && env_->DeleteDir(dir).ok();
+  };
+  if (auto names = Names(); names.ok()) {
+    for (const auto& name : *names) (void)remove_if_empty(JoinPath(root_, name));
+  }
+  (void)remove_if_empty(FreeSlotDir());
+  std::string route = JoinPath(root_, ".route");
+  if (auto ranks = env_->ListDir(route); ranks.ok()) {
+    for (const auto& e : *ranks) (void)remove_if_empty(JoinPath(route, e.name));
+  }
+  (void)remove_if_empty(route);
+  // The literal part of the path ends at the directory holding the first
+  // placeholder; everything below it was made for Cairn.
+  size_t placeholder = config_.path.find('{');
+  std::string literal = placeholder == std::string::npos
+                            ? DirName(root_)
+                            : DirName(config_.path.substr(0, placeholder) + "x");
+  for (std::string dir = root_; dir.size() > literal.size() && remove_if_empty(dir);) {
+    dir = DirName(dir);
+  }
 }
 
 Status Tier::RemoveVersionDirIfEmpty(const std::string& name, int64_t version) {
@@ -206,17 +261,27 @@ Result<std::vector<std::string>> Tier::Files(const std::string& name, int64_t ve
 }
 
 Result<uint64_t> Tier::UsedBytes() const {
+  CAIRN_ASSIGN_OR_RETURN(uint64_t versions, VersionBytes());
+  return versions + DirBytes(FreeSlotDir());
+}
+
+uint64_t Tier::DirBytes(const std::string& dir) const {
+  uint64_t total = 0;
+  auto entries = env_->ListDir(dir);
+  if (!entries.ok()) return 0;
+  for (const auto& e : *entries) {
+    auto size = e.is_dir ? Result<uint64_t>(uint64_t{0}) : env_->FileSize(JoinPath(dir, e.name));
+    if (size.ok()) total += *size;  // a file removed meanwhile by a peer rank
+  }
+  return total;
+}
+
+Result<uint64_t> Tier::VersionBytes() const {
   uint64_t total = 0;
   CAIRN_ASSIGN_OR_RETURN(auto names, Names());
   for (const auto& name : names) {
     CAIRN_ASSIGN_OR_RETURN(auto versions, Versions(name));
-    for (int64_t v : versions) {
-      CAIRN_ASSIGN_OR_RETURN(auto files, Files(name, v));
-      for (const auto& f : files) {
-        auto size = env_->FileSize(FilePath(name, v, f));
-        if (size.ok()) total += *size;  // a file removed meanwhile by a peer rank
-      }
-    }
+    for (int64_t v : versions) total += DirBytes(VersionDir(name, v));
   }
   return total;
 }

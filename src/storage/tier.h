@@ -86,8 +86,27 @@ class Tier {
   // file of the slot owner is parked for reuse instead of deleted.
   Status Retire(const std::string& name, int64_t version, const std::string& file);
   // Reuse large files of `owner` (a rank's file-name prefix) through a
-  // SlotCache under <root>/.free, keeping at most max_free parked.
+  // SlotCache under FreeSlotDir(), keeping at most max_free parked.
   void EnableSlots(const std::string& owner, int max_free);
+  // <root>/.free: where retired part files are parked for reuse.
+  std::string FreeSlotDir() const;
+  // Memory tier with slots: in the background, have `count` part files of
+  // `size` bytes of the slot owner mapped and faulted in (SlotCache::Reserve),
+  // so that even a run's first checkpoints copy at memcpy speed. Slots count
+  // against the capacity: only as many are made as fit. No-op elsewhere or
+  // for parts too small to be worth a slot.
+  void ReserveSlots(uint64_t size, int count);
+  // Blocks until ReserveSlots has nothing left to do.
+  void WaitForSlots();
+  // Cancels the reservation and deletes the owner's parked slots; the bytes
+  // they held (0 without slots).
+  uint64_t ReleaseParkedSlots();
+  // Removes what is empty under root (checkpoint names, .free, .route), then
+  // root and each parent directory made from a placeholder of the tier's
+  // path ({user}, {dirkey}, {node}, ...), never the literal part of the
+  // path the user wrote. Best effort: ranks sharing the tier may still
+  // have files in it.
+  void RemoveEmptyDirectories();
   // Removes the version directory if nothing is left in it (best effort).
   Status RemoveVersionDirIfEmpty(const std::string& name, int64_t version);
 
@@ -95,15 +114,28 @@ class Tier {
   Result<std::vector<std::string>> Names() const;
   Result<std::vector<int64_t>> Versions(const std::string& name) const;
   Result<std::vector<std::string>> Files(const std::string& name, int64_t version) const;
-  // Bytes of all files under root (all ranks of this node).
+  // Bytes of all files under root (all ranks of this node), parked slots
+  // included: what counts against the capacity.
   Result<uint64_t> UsedBytes() const;
+  // Bytes held by checkpoint versions only: the room a new version has is
+  // capacity - VersionBytes(), since it is written into a parked slot or
+  // parked slots are released to make room for it.
+  Result<uint64_t> VersionBytes() const;
 
  private:
   Env* env_;
   TierKind kind_;
   std::string root_;
   TierConfig config_;
+  // kNoSpace naming the tier unless `bytes` more fit in its capacity; when
+  // they do not, this owner's parked slots are released first.
+  Status EnsureRoom(uint64_t bytes);
+  // Bytes of the files in one directory (missing: 0).
+  uint64_t DirBytes(const std::string& dir) const;
+
   std::string slot_owner_;
+  // Declared last: destroyed (its reservation thread joined) first, while
+  // the members its room check reads are still alive.
   std::unique_ptr<SlotCache> slots_;
 };
 

@@ -153,3 +153,104 @@ TEST(SlotTest, AbandonedWriteBecomesASlot) {
 
 }  // namespace
 }  // namespace cairn
+
+namespace cairn {
+namespace {
+
+// Slot files of `owner` parked in the tier's .free directory.
+size_t Parked(Env* env, const std::string& free_dir) {
+  auto entries = env->ListDir(free_dir);
+  return entries.ok() ? entries->size() : 0;
+}
+
+TEST(SlotReservationTest, SlotsAreMadeAheadAndTheFirstPartTakesOne) {
+  auto env = NewMemEnv();
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
+  tier.EnableSlots("r000000.", 2);
+  const uint64_t size = 2 << 20;
+  tier.ReserveSlots(size, 3);
+  tier.WaitForSlots();
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 3u);
+  EXPECT_EQ(*tier.UsedBytes(), 3 * size);  // parked slots count against the capacity
+  EXPECT_EQ(*tier.VersionBytes(), 0u);
+  std::string data(size, 'd');
+  auto pending = tier.Create("heat", 1, "r000000.part", size);
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
+  ASSERT_TRUE((*pending)->Commit().ok());
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
+  EXPECT_EQ(*tier.GetFile("heat", 1, "r000000.part"), data);
+  EXPECT_EQ(*tier.UsedBytes(), 3 * size);  // written into a slot: no new room taken
+}
+
+TEST(SlotReservationTest, PartCreatedWhileReservingIsWhole) {
+  // The checkpoint may come before the reservation is done: it waits for a
+  // slot of its size or makes its own file, never one half made.
+  auto env = NewMemEnv();
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
+  tier.EnableSlots("r000000.", 2);
+  const uint64_t size = 3 << 20;
+  tier.ReserveSlots(size, 4);
+  for (int v = 1; v <= 3; ++v) {
+    std::string data(size, static_cast<char>('a' + v));
+    auto pending = tier.Create("heat", v, "r000000.part", size);
+    ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+    ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
+    ASSERT_TRUE((*pending)->Commit().ok());
+    EXPECT_EQ(*tier.GetFile("heat", v, "r000000.part"), data) << "version " << v;
+    EXPECT_EQ(*tier.Files("heat", v), std::vector<std::string>{"r000000.part"});
+  }
+  tier.WaitForSlots();
+  // Three hold versions, one is parked: the request of four is met.
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 1u);
+}
+
+TEST(SlotReservationTest, ReservationStopsAtTheCapacity) {
+  auto env = NewMemEnv();
+  TierConfig config;
+  config.capacity = 5 << 20;
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", config);
+  tier.EnableSlots("r000000.", 2);
+  tier.ReserveSlots(2 << 20, 3);
+  tier.WaitForSlots();
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
+  EXPECT_LE(*tier.UsedBytes(), config.capacity);
+}
+
+TEST(SlotReservationTest, ParkedSlotsYieldRoomToOtherFiles) {
+  auto env = NewMemEnv();
+  TierConfig config;
+  config.capacity = 5 << 20;
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", config);
+  tier.EnableSlots("r000000.", 2);
+  tier.ReserveSlots(2 << 20, 2);
+  tier.WaitForSlots();
+  ASSERT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
+  // Another rank's 3 MiB part fits only once this rank's slots are gone.
+  ASSERT_TRUE(tier.PutFile("heat", 1, "r000001.part", std::string(3 << 20, 'x')).ok());
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 0u);
+  EXPECT_EQ(tier.PutFile("heat", 1, "r000001.f.big", std::string(3 << 20, 'y')).code(),
+            Code::kNoSpace);
+}
+
+TEST(SlotReservationTest, ReleaseDeletesParkedSlotsAndEmptyDirectories) {
+  auto env = NewMemEnv();
+  TierConfig config;
+  config.path = "/shm/cairn-{user}/{node}";
+  Tier tier(env.get(), TierKind::kMemory, "/shm/cairn-me/0", config);
+  ASSERT_TRUE(env->CreateDirs("/shm/cairn-me/0/.route/r000000").ok());
+  tier.EnableSlots("r000000.", 2);
+  tier.ReserveSlots(1 << 20, 2);
+  EXPECT_EQ(tier.ReleaseParkedSlots() % (1 << 20), 0u);
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 0u);
+  ASSERT_TRUE(tier.PutFile("heat", 1, "r000000.manifest", "m").ok());
+  ASSERT_TRUE(tier.Remove("heat", 1, "r000000.manifest").ok());
+  ASSERT_TRUE(tier.RemoveVersionDirIfEmpty("heat", 1).ok());
+  tier.RemoveEmptyDirectories();
+  // Everything below the literal "/shm" of the path went; /shm stays.
+  EXPECT_FALSE(env->FileExists("/shm/cairn-me"));
+  EXPECT_TRUE(env->FileExists("/shm"));
+}
+
+}  // namespace
+}  // namespace cairn

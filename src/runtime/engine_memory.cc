@@ -1,0 +1,145 @@
+// Engine, the memory tier's lifecycle: its slots are reserved when regions
+// are protected, so that the first checkpoints copy at memcpy speed, and its
+// copies are released at a clean finalize once a lower tier holds them,
+// since /dev/shm is RAM and outlives the job (engine.h).
+#include "base/log.h"
+#include "format/layout.h"
+#include "runtime/catalog.h"
+#include "runtime/engine.h"
+
+namespace cairn {
+namespace {
+
+// Bytes of `rank`'s files in the version's directory on tier.
+uint64_t OwnCopyBytes(const Tier& t, const std::string& name, int64_t version, int rank) {
+  uint64_t bytes = 0;
+  auto files = t.Files(name, version);
+  if (!files.ok()) return 0;
+  const std::string prefix = RankFilePrefix(rank);
+  for (const auto& f : *files) {
+    if (f.compare(0, prefix.size(), prefix) != 0) continue;
+    auto size = t.env()->FileSize(t.FilePath(name, version, f));
+    if (size.ok()) bytes += *size;
+  }
+  return bytes;
+}
+
+std::string Megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
+
+}  // namespace
+
+int Engine::MemorySlotsPerRank() const {
+  bool drains = tier(TierKind::kSsd) != nullptr || tier(TierKind::kPfs) != nullptr;
+  return config_.KeepFor(TierKind::kMemory) + 1 + (drains ? 1 : 0);
+}
+
+void Engine::ReserveMemorySlots() {
+  Tier* memory = tier(TierKind::kMemory);
+  // Under the ssd policy no version goes to memory: its slots would only
+  // take RAM from the application.
+  if (memory == nullptr || config_.placement.policy == PlacementPolicy::kSsd) return;
+  // A part's size depends only on its regions (format/part.h), so the slot
+  // is sized before any checkpoint has a name or a version.
+  uint64_t part_bytes =
+      MakePartHeader("", 0, comm_->rank(), comm_->size(), SortedRegions()).FileSize();
+  memory->ReserveSlots(part_bytes, MemorySlotsPerRank());
+}
+
+int64_t Engine::NewestSafeBelowMemory(const std::string& name) const {
+  int64_t newest = kNone;
+  for (TierKind kind : {TierKind::kSsd, TierKind::kPfs}) {
+    const Tier* t = tier(kind);
+    auto versions = t ? t->Versions(name) : Result<std::vector<int64_t>>(std::vector<int64_t>{});
+    if (!versions.ok()) continue;
+    for (auto v = versions->rbegin(); v != versions->rend() && *v > newest; ++v) {
+      if (CheckCopy(*t, name, *v, comm_->rank(), comm_->size()).ok()) {
+        newest = *v;
+        break;
+      }
+    }
+  }
+  return newest;
+}
+
+Engine::MemoryRelease Engine::ReleaseMemoryTier() {
+  MemoryRelease out;
+  Tier* memory = tier(TierKind::kMemory);
+  if (memory == nullptr) return out;
+  const bool keep_all = memory->config().keep_at_finalize;
+  // Parked slots hold no data; kept with the copies, they spare the next
+  // run's reservation the page allocation.
+  if (!keep_all) out.released_bytes += memory->ReleaseParkedSlots();
+  auto names = memory->Names();
+  if (!names.ok()) return out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& name : *names) {
+    auto versions = memory->Versions(name);
+    if (!versions.ok()) continue;
+    // Older versions count as safe too: a drain superseded by a newer
+    // version's never ran, and a restart takes the newest recoverable one.
+    const int64_t safe_up_to = keep_all ? kNone : NewestSafeBelowMemory(name);
+    for (int64_t v : *versions) {
+      if (!HasManifest(*memory, name, v, comm_->rank())) continue;
+      uint64_t bytes = OwnCopyBytes(*memory, name, v, comm_->rank());
+      if (keep_all) {
+        ++out.kept_copies;
+        out.kept_bytes += bytes;
+      } else if (v > safe_up_to) {
+        ++out.only_copies;
+        out.only_bytes += bytes;
+      } else if (Status s = RemoveCopy(*memory, name, v, /*remove_empty_dir=*/true,
+                                       PartFate::kDelete);
+                 s.ok()) {
+        ++out.released_copies;
+        out.released_bytes += bytes;
+      } else {
+        Log(LogLevel::kWarn, "releasing the memory copy of '{}' version {}: {}", name, v,
+            s.ToString());
+      }
+    }
+  }
+  return out;
+}
+
+void Engine::ReportKept(const MemoryRelease& mine,
+                        const std::map<std::string, std::array<int64_t, kTierKinds>>& newest) {
+  std::vector<double> sums = {
+      static_cast<double>(mine.released_copies), static_cast<double>(mine.released_bytes),
+      static_cast<double>(mine.kept_copies),     static_cast<double>(mine.kept_bytes),
+      static_cast<double>(mine.only_copies),     static_cast<double>(mine.only_bytes)};
+  if (!comm_->AllreduceSum(sums).ok() || comm_->rank() != 0) return;
+  std::vector<std::string> parts;
+  const std::string per_node = comm_->nodes() > 1 ? " and on every other node" : "";
+  for (const auto& [name, versions] : newest) {
+    std::vector<std::string> where;
+    for (TierKind kind : {TierKind::kSsd, TierKind::kPfs}) {
+      if (versions[static_cast<int>(kind)] < 0) continue;
+      where.push_back(fmt::format("{} v{} ({}{})", TierKindName(kind),
+                                  versions[static_cast<int>(kind)], tier(kind)->root(),
+                                  kind == TierKind::kPfs ? "" : per_node));
+    }
+    if (!where.empty()) parts.push_back(fmt::format("kept {} on {}", name, fmt::join(where, " and ")));
+  }
+  const Tier* memory = tier(TierKind::kMemory);
+  const std::string shm = memory ? memory->root() + per_node : "";
+  if (sums[0] > 0 || sums[1] > 0) {
+    parts.push_back(fmt::format("released {} memory copies and spare slots ({}) from {}",
+                                sums[0], Megabytes(sums[1]), shm));
+  }
+  if (sums[2] > 0) {
+    parts.push_back(fmt::format("kept {} memory copies ({}) in {} (tiers.memory.keep_at_finalize)",
+                                sums[2], Megabytes(sums[3]), shm));
+  }
+  if (sums[4] > 0) {
+    parts.push_back(fmt::format(
+        "kept {} memory copies ({}) in {}: no lower tier holds them, and that memory stays "
+        "taken until they are deleted",
+        sums[4], Megabytes(sums[5]), shm));
+  }
+  // At warn level, the default threshold: the one line of a finalize that
+  // a user must see without configuring anything, since it says where the
+  // job's data (and the RAM it takes) remain.
+  if (!parts.empty()) Log(LogLevel::kWarn, "{}", fmt::join(parts, "; "));
+}
+
+}  // namespace cairn

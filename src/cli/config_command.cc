@@ -4,62 +4,64 @@
 #include <cstdio>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "base/config.h"
 #include "cli/inventory.h"
 #include "cli/output.h"
 #include "cli/store_commands.h"
 #include "runtime/catalog.h"
+#include "storage/tier_path.h"
 
 namespace cairn {
 namespace {
 
+void PrintKeys(bool markdown, bool json) {
+  if (markdown) {
+    std::puts("| key | environment variable | type | default | meaning |");
+    std::puts("|---|---|---|---|---|");
+  }
+  for (const auto& key : ConfigKeys()) {
+    if (markdown) {
+      fmt::print("| `{}` | `{}` | {} | `{}` | {} |\n", key.FullName(), key.EnvName(), key.type,
+                 key.fallback, key.doc);
+    } else if (json) {
+      PrintJsonLine({{"key", key.FullName()}, {"env", key.EnvName()}, {"type", key.type},
+                     {"default", key.fallback}, {"doc", key.doc}});
+    } else {
+      fmt::print("{:<28} {:<36} {}\n", key.FullName(), key.EnvName(), key.fallback);
+    }
+  }
+}
+
 int RunConfig(const std::string& path, bool keys, bool markdown, bool json) {
   if (keys || markdown) {
-    if (markdown) {
-      std::puts("| key | environment variable | type | default | meaning |");
-      std::puts("|---|---|---|---|---|");
-    }
-    for (const auto& key : ConfigKeys()) {
-      if (markdown) {
-        std::printf("| `%s` | `%s` | %s | `%s` | %s |\n", key.FullName().c_str(),
-                    key.EnvName().c_str(), key.type.c_str(), key.fallback.c_str(), key.doc.c_str());
-      } else if (json) {
-        std::puts(JsonObject().Str("key", key.FullName()).Str("env", key.EnvName())
-                      .Str("type", key.type).Str("default", key.fallback).Str("doc", key.doc)
-                      .ToString().c_str());
-      } else {
-        std::printf("%-28s %-36s %s\n", key.FullName().c_str(), key.EnvName().c_str(),
-                    key.fallback.c_str());
-      }
-    }
-    return 0;
+    PrintKeys(markdown, json);
+    return kExitOk;
   }
   auto config = LoadCliConfig(path);
-  if (!config.ok()) {
-    std::fprintf(stderr, "cairn config: %s\n", config.status().ToString().c_str());
-    return 2;
-  }
+  if (!config.ok()) return ReportError("config", config.status());
   Table table({"TIER", "ENABLED", "PATH (node 0)", "CAPACITY", "KEEP"});
   for (int k = 0; k < kTierKinds; ++k) {
     auto kind = static_cast<TierKind>(k);
     const TierConfig& t = config->tier(kind);
-    std::string path0 = ExpandTierPath(t.path, config->dir, "0");
-    std::string capacity = t.capacity ? HumanBytes(t.capacity) : "device";
+    auto path0 = ExpandTierPath(t.path, config->dir, "0");
+    if (!path0.ok()) return ReportError("config", path0.status());
     if (json) {
-      std::puts(JsonObject().Str("tier", TierKindName(kind)).Bool("enabled", t.enabled)
-                    .Str("path", path0).Int("capacity", static_cast<int64_t>(t.capacity))
-                    .Int("keep", config->KeepFor(kind)).ToString().c_str());
+      PrintJsonLine({{"tier", TierKindName(kind)}, {"enabled", t.enabled}, {"path", *path0},
+                     {"capacity", t.capacity}, {"keep", config->KeepFor(kind)}});
     } else {
-      table.Add({TierKindName(kind), t.enabled ? "yes" : "no", path0, capacity,
+      table.Add({TierKindName(kind), t.enabled ? "yes" : "no", *path0,
+                 t.capacity ? HumanBytes(t.capacity) : "device",
                  std::to_string(config->KeepFor(kind))});
     }
   }
   if (!json) {
-    std::printf("data directory: %s\nplacement policy: %s\n", config->dir.c_str(),
-                PlacementPolicyName(config->placement.policy));
+    fmt::print("data directory: {}\nplacement policy: {}\n", config->dir,
+               PlacementPolicyName(config->placement.policy));
     table.Print();
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace

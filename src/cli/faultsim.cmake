@@ -4,7 +4,7 @@
 add_library(cairn_cli_faultsim STATIC ${CMAKE_CURRENT_LIST_DIR}/faultsim_command.cc)
 target_include_directories(cairn_cli_faultsim PUBLIC
   $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}/..>)
-target_link_libraries(cairn_cli_faultsim PUBLIC cairn_codec CLI11::CLI11 fmt::fmt)
+target_link_libraries(cairn_cli_faultsim PUBLIC cairn_codec cairn_cli_output CLI11::CLI11 fmt::fmt)
 target_compile_features(cairn_cli_faultsim PUBLIC cxx_std_20)
 
 cairn_unit_test(cairn_cli_faultsim_test

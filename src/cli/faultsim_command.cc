@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
+#include "cli/output.h"
 #include "codec/dram_faultsim.h"
 #include "env/env.h"
 
@@ -84,16 +85,11 @@ void PrintTable(const std::vector<FaultSimCell>& cells, const std::vector<EccSch
 }
 
 void PrintJson(const std::vector<FaultSimCell>& cells) {
-  std::string out;
   for (const FaultSimCell& c : cells) {
-    // {} gives the shortest representation that reads back exactly.
-    out += fmt::format(
-        "{{\"code\":\"{}\",\"faults\":\"{}\",\"scope\":\"{}\",\"trials\":{},\"dce\":{},"
-        "\"due\":{},\"sdc\":{}}}\n",
-        EccSchemeName(c.scheme), FaultComboName(c.combo), FaultScopeName(c.scope), c.trials,
-        c.dce_rate(), c.due_rate(), c.sdc_rate());
+    PrintJsonLine({{"code", EccSchemeName(c.scheme)}, {"faults", FaultComboName(c.combo)},
+                   {"scope", FaultScopeName(c.scope)}, {"trials", c.trials},
+                   {"dce", c.dce_rate()}, {"due", c.due_rate()}, {"sdc", c.sdc_rate()}});
   }
-  std::fputs(out.c_str(), stdout);
 }
 
 int RunFaultsim(const FaultsimFlags& flags) {

@@ -49,7 +49,7 @@ TEST(FaultsimCommandTest, JsonOneObjectPerCell) {
   ASSERT_EQ(lines.size(), 4u) << r.out;
   EXPECT_EQ(lines[0],
             "{\"code\":\"rs19_16\",\"faults\":\"chip\",\"scope\":\"access\",\"trials\":3000,"
-            "\"dce\":1,\"due\":0,\"sdc\":0}");
+            "\"dce\":1.0,\"due\":0.0,\"sdc\":0.0}");
   EXPECT_NE(lines[2].find("\"faults\":\"pin+chip\""), std::string::npos) << lines[2];
   EXPECT_NE(lines[3].find("\"code\":\"chipkill_x4\""), std::string::npos) << lines[3];
 }

@@ -1,6 +1,5 @@
 // cairn inspect NAME VERSION: every copy of one version, rank by rank: where
 // it is, its files and regions, and whether every block passes its CRC.
-#include <cstdio>
 #include <memory>
 
 #include "cli/inventory.h"
@@ -22,88 +21,118 @@ const char* FileKindName(FileKind kind) {
   return "?";
 }
 
+const char* CopyStateName(CopyState state) {
+  switch (state) {
+    case CopyState::kComplete: return "complete";
+    case CopyState::kIncomplete: return "incomplete (no manifest)";
+    case CopyState::kDamaged: return "damaged";
+  }
+  return "?";
+}
+
+// What a file holds: a part file's regions (as a table cell and as JSON),
+// a routed file's logical name, or ECC parity.
+struct FileContents {
+  std::string text = "-";
+  nlohmann::ordered_json regions = nlohmann::ordered_json::array();
+};
+
+FileContents DescribeContents(const Tier& tier, const CopyInfo& c, const FileEntry& f) {
+  FileContents out;
+  if (f.kind == FileKind::kRouted) {
+    out.text = "file " + f.logical;
+  } else if (f.kind == FileKind::kParity) {
+    out.text = "ECC parity";
+  } else if (auto header = ReadPartHeader(tier, c.name, c.version, f); header.ok()) {
+    out.text.clear();
+    for (const auto& r : header->regions) {
+      out.text += fmt::format("{}{}:{}x{}", out.text.empty() ? "" : " ", r.id, r.count, r.elem_size);
+      out.regions.push_back({{"id", r.id}, {"count", r.count}, {"elem_size", r.elem_size}});
+    }
+  }
+  return out;
+}
+
+// A copy that is not complete: one line saying why.
+void ShowUnusableCopy(const CopyInfo& c, bool json, Table& table) {
+  std::string state = c.state == CopyState::kDamaged
+                          ? fmt::format("{}: {}", CopyStateName(c.state), c.problem)
+                          : CopyStateName(c.state);
+  if (json) {
+    PrintJsonLine({{"tier", TierKindName(c.tier)}, {"node", c.node}, {"rank", c.rank},
+                   {"state", state}});
+  } else {
+    table.Add({TierKindName(c.tier), c.node, std::to_string(c.rank), "-", "-", "-", state});
+  }
+}
+
+// A complete copy: one line per file, each checked against its CRCs.
+void ShowCompleteCopy(const CopyInfo& c, bool json, Table& table) {
+  const Tier tier = TierOf(PosixEnv(), c);
+  for (const auto& f : c.manifest.files) {
+    Status crc = VerifyFile(tier, c.name, c.version, f);
+    FileContents contents = DescribeContents(tier, c, f);
+    std::string status = crc.ok() ? "ok" : crc.ToString();
+    if (json) {
+      JsonObject o;
+      o["tier"] = TierKindName(c.tier);
+      o["node"] = c.node;
+      o["rank"] = c.rank;
+      o["nranks"] = c.nranks;
+      o["file"] = f.name;
+      o["kind"] = FileKindName(f.kind);
+      o["bytes"] = f.size;
+      o["regions"] = std::move(contents.regions);
+      o["crc_ok"] = crc.ok();
+      o["crc"] = status;
+      PrintJsonLine(o);
+    } else {
+      table.Add({TierKindName(c.tier), c.node, std::to_string(c.rank), f.name,
+                 HumanBytes(f.size), contents.text, status});
+    }
+  }
+}
+
 int RunInspect(const std::string& config_path, const std::string& name, int64_t version,
                bool json) {
   auto config = LoadCliConfig(config_path);
-  if (!config.ok()) {
-    std::fprintf(stderr, "cairn inspect: %s\n", config.status().ToString().c_str());
-    return 2;
-  }
+  if (!config.ok()) return ReportError("inspect", config.status());
   auto copies = TakeInventory(PosixEnv(), *config);
-  if (!copies.ok()) {
-    std::fprintf(stderr, "cairn inspect: %s\n", copies.status().ToString().c_str());
-    return 2;
-  }
+  if (!copies.ok()) return ReportError("inspect", copies.status());
   Table table({"TIER", "NODE", "RANK", "FILE", "BYTES", "REGIONS", "CRC"});
   int found = 0;
   for (const auto& c : *copies) {
     if (c.name != name || c.version != version) continue;
     ++found;
-    if (c.state != "complete") {
-      if (json) {
-        std::puts(JsonObject().Str("tier", c.tier).Str("node", c.node).Int("rank", c.rank)
-                      .Str("state", c.state).ToString().c_str());
-      } else {
-        table.Add({c.tier, c.node, std::to_string(c.rank), "-", "-", "-", c.state});
-      }
-      continue;
-    }
-    Tier tier(PosixEnv(), TierKind::kMemory, DirName(DirName(c.dir)), TierConfig{});
-    for (const auto& f : c.manifest.files) {
-      Status crc = VerifyFile(tier, name, version, f);
-      std::string regions = "-";
-      std::string regions_json = "[]";
-      if (f.kind == FileKind::kPart) {
-        auto header = ReadPartHeader(tier, name, version, f);
-        if (header.ok()) {
-          regions.clear();
-          regions_json = "[";
-          for (const auto& r : header->regions) {
-            regions += fmt::format("{}{}:{}x{}", regions.empty() ? "" : " ", r.id, r.count, r.elem_size);
-            regions_json += fmt::format("{}{{\"id\": {}, \"count\": {}, \"elem_size\": {}}}",
-                                        regions_json.size() > 1 ? ", " : "", r.id, r.count, r.elem_size);
-          }
-          regions_json += "]";
-        }
-      } else if (f.kind == FileKind::kRouted) {
-        regions = "file " + f.logical;
-      } else {
-        regions = "ECC parity";
-      }
-      std::string status = crc.ok() ? "ok" : crc.ToString();
-      if (json) {
-        std::puts(JsonObject()
-                      .Str("tier", c.tier).Str("node", c.node).Int("rank", c.rank)
-                      .Int("nranks", c.nranks).Str("file", f.name)
-                      .Str("kind", FileKindName(f.kind))
-                      .Int("bytes", static_cast<int64_t>(f.size)).Raw("regions", regions_json)
-                      .Bool("crc_ok", crc.ok()).Str("crc", status)
-                      .ToString().c_str());
-      } else {
-        table.Add({c.tier, c.node, std::to_string(c.rank), f.name, HumanBytes(f.size), regions,
-                   status});
-      }
+    if (c.state == CopyState::kComplete) {
+      ShowCompleteCopy(c, json, table);
+    } else {
+      ShowUnusableCopy(c, json, table);
     }
   }
   if (found == 0) {
-    std::fprintf(stderr, "cairn inspect: no copy of '%s' version %lld on any tier\n", name.c_str(),
-                 static_cast<long long>(version));
-    return 1;
+    return ReportError("inspect",
+                       fmt::format("no copy of '{}' version {} in {}", name, version,
+                                   DescribeSearchedTiers(*config)),
+                       kExitNothingFound);
   }
   if (!json) table.Print();
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace
 
 void AddInspectCommand(CLI::App& app, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand("inspect", "Show every copy of one version, rank by rank");
+  CLI::App* cmd = app.add_subcommand(
+      "inspect",
+      "Show every copy of one version, rank by rank. Exit status: 0 shown, 2 error, "
+      "3 no copy of that version");
   auto config = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
   auto version = std::make_shared<int64_t>(0);
   auto json = std::make_shared<bool>(false);
   cmd->add_option("name", *name, "Checkpoint name")->required();
-  cmd->add_option("version", *version, "Version")->required();
+  cmd->add_option("version", *version, "Version")->required()->check(CLI::NonNegativeNumber);
   cmd->add_option("--config", *config, "Cairn configuration file");
   cmd->add_flag("--json", *json, "One JSON object per file");
   cmd->callback([&exit_code, config, name, version, json] {

@@ -1,12 +1,64 @@
 #include "cli/inventory.h"
 
-#include <map>
 #include <set>
 
 #include "format/layout.h"
 #include "runtime/catalog.h"
+#include "storage/tier_path.h"
 
 namespace cairn {
+namespace {
+
+// Ranks with any file in the version directory: a rank without a manifest
+// there has an incomplete copy, which the inventory also shows.
+Result<std::set<int>> RanksWithFiles(const Tier& tier, const std::string& name, int64_t version) {
+  CAIRN_ASSIGN_OR_RETURN(auto files, tier.Files(name, version));
+  std::set<int> ranks;
+  for (const auto& f : files) {
+    if (auto rank = ParseRankFilePrefix(f)) ranks.insert(*rank);
+  }
+  return ranks;
+}
+
+CopyInfo DescribeCopy(Env* env, const NodeTier& where, const std::string& name, int64_t version,
+                      int rank) {
+  const Tier& tier = *where.tier;
+  CopyInfo info;
+  info.tier = tier.kind();
+  info.node = where.node;
+  info.name = name;
+  info.version = version;
+  info.rank = rank;
+  info.root = tier.root();
+  info.dir = tier.VersionDir(name, version);
+  auto m = CheckCopy(tier, name, version, rank, -1);
+  if (m.ok()) {
+    info.state = CopyState::kComplete;
+    info.nranks = m->nranks;
+    info.manifest = std::move(m).value();
+  } else if (m.status().code() == Code::kNotFound &&
+             !env->FileExists(tier.FilePath(name, version, ManifestFileName(rank)))) {
+    info.state = CopyState::kIncomplete;
+  } else {
+    info.state = CopyState::kDamaged;
+    info.problem = m.status().ToString();
+  }
+  return info;
+}
+
+Status AddCopiesOfTier(Env* env, const NodeTier& where, std::vector<CopyInfo>& out) {
+  CAIRN_ASSIGN_OR_RETURN(auto names, where.tier->Names());
+  for (const auto& name : names) {
+    CAIRN_ASSIGN_OR_RETURN(auto versions, where.tier->Versions(name));
+    for (int64_t v : versions) {
+      CAIRN_ASSIGN_OR_RETURN(auto ranks, RanksWithFiles(*where.tier, name, v));
+      for (int rank : ranks) out.push_back(DescribeCopy(env, where, name, v, rank));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<Config> LoadCliConfig(const std::string& path) {
   return LoadConfig(path.empty() ? nullptr : path.c_str(), ProcessEnvLookup(), ProcessEnvNames(),
@@ -15,48 +67,32 @@ Result<Config> LoadCliConfig(const std::string& path) {
                     });
 }
 
+Tier TierOf(Env* env, const CopyInfo& copy) {
+  // Reading needs no tier settings: what the bytes are is in the manifest.
+  return Tier(env, copy.tier, copy.root, TierConfig{});
+}
+
 Result<std::vector<CopyInfo>> TakeInventory(Env* env, const Config& config) {
   std::vector<CopyInfo> out;
   for (int k = 0; k < kTierKinds; ++k) {
     CAIRN_ASSIGN_OR_RETURN(auto node_tiers, OpenAllNodeTiers(env, config, static_cast<TierKind>(k)));
-    for (const auto& nt : node_tiers) {
-      const Tier& tier = *nt.tier;
-      CAIRN_ASSIGN_OR_RETURN(auto names, tier.Names());
-      for (const auto& name : names) {
-        CAIRN_ASSIGN_OR_RETURN(auto versions, tier.Versions(name));
-        for (int64_t v : versions) {
-          CAIRN_ASSIGN_OR_RETURN(auto files, tier.Files(name, v));
-          // Ranks with any file here; a rank without a manifest is incomplete.
-          std::set<int> ranks;
-          for (const auto& f : files) {
-            if (f.size() > 8 && f[0] == 'r' && f[7] == '.') ranks.insert(std::atoi(f.c_str() + 1));
-          }
-          for (int rank : ranks) {
-            CopyInfo info;
-            info.tier = tier.name();
-            info.node = nt.node;
-            info.name = name;
-            info.version = v;
-            info.rank = rank;
-            info.dir = tier.VersionDir(name, v);
-            auto m = CheckCopy(tier, name, v, rank, -1);
-            if (m.ok()) {
-              info.state = "complete";
-              info.nranks = m->nranks;
-              info.manifest = std::move(m).value();
-            } else if (m.status().code() == Code::kNotFound &&
-                       !env->FileExists(tier.FilePath(name, v, ManifestFileName(rank)))) {
-              info.state = "incomplete (no manifest)";
-            } else {
-              info.state = "damaged: " + m.status().ToString();
-            }
-            out.push_back(std::move(info));
-          }
-        }
-      }
-    }
+    for (const auto& nt : node_tiers) CAIRN_RETURN_IF_ERROR(AddCopiesOfTier(env, nt, out));
   }
   return out;
+}
+
+std::string DescribeSearchedTiers(const Config& config) {
+  std::string out;
+  for (int k = 0; k < kTierKinds; ++k) {
+    const auto kind = static_cast<TierKind>(k);
+    const TierConfig& tc = config.tier(kind);
+    if (!tc.enabled) continue;
+    // "{node}" stays as it is: the inventory looks at every node's directory.
+    auto where = ExpandTierPath(tc.path, config.dir, "{node}");
+    out += fmt::format("{}{} tier {}", out.empty() ? "" : ", ", TierKindName(kind),
+                       where.ok() ? *where : tc.path);
+  }
+  return out.empty() ? "no tier (every tier is disabled)" : out;
 }
 
 }  // namespace cairn

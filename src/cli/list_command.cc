@@ -1,6 +1,6 @@
 // cairn list: versions per tier, with sizes and whether every rank's copy is
 // there (complete) or not.
-#include <cstdio>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,32 +13,34 @@
 namespace cairn {
 namespace {
 
+// One line of the listing: one version on one tier, over all its nodes.
 struct VersionRow {
   std::set<int> complete_ranks;
-  std::set<int> incomplete_ranks;
+  std::set<int> incomplete_ranks;  // incomplete or damaged copies
   std::set<std::string> nodes;
   int nranks = 0;
   uint64_t bytes = 0;
   double created = 0;
+
+  bool complete() const {
+    return nranks > 0 && static_cast<int>(complete_ranks.size()) == nranks;
+  }
+  std::string NodeList() const {
+    std::string out;
+    for (const auto& n : nodes) out += (out.empty() ? "" : ",") + n;
+    return out;
+  }
 };
 
-int RunList(const std::string& config_path, bool json) {
-  auto config = LoadCliConfig(config_path);
-  if (!config.ok()) {
-    std::fprintf(stderr, "cairn list: %s\n", config.status().ToString().c_str());
-    return 2;
-  }
-  auto copies = TakeInventory(PosixEnv(), *config);
-  if (!copies.ok()) {
-    std::fprintf(stderr, "cairn list: %s\n", copies.status().ToString().c_str());
-    return 2;
-  }
-  std::map<std::tuple<int, std::string, int64_t>, VersionRow> rows;
-  static const std::map<std::string, int> kOrder = {{"memory", 0}, {"ssd", 1}, {"pfs", 2}};
-  for (const auto& c : *copies) {
-    VersionRow& row = rows[{kOrder.at(c.tier), c.name, c.version}];
+// Keyed by tier (in TierKind order: memory, ssd, pfs), name and version.
+using Rows = std::map<std::tuple<int, std::string, int64_t>, VersionRow>;
+
+Rows GroupByVersion(const std::vector<CopyInfo>& copies) {
+  Rows rows;
+  for (const auto& c : copies) {
+    VersionRow& row = rows[{static_cast<int>(c.tier), c.name, c.version}];
     row.nodes.insert(c.node);
-    if (c.state == "complete") {
+    if (c.state == CopyState::kComplete) {
       row.complete_ranks.insert(c.rank);
       row.nranks = std::max(row.nranks, c.nranks);
       row.bytes += c.manifest.DataBytes();
@@ -47,42 +49,51 @@ int RunList(const std::string& config_path, bool json) {
       row.incomplete_ranks.insert(c.rank);
     }
   }
+  return rows;
+}
+
+JsonObject RowJson(const std::string& tier, const std::string& name, int64_t version,
+                   const VersionRow& row) {
+  JsonObject o;
+  o["tier"] = tier;
+  o["name"] = name;
+  o["version"] = version;
+  o["ranks_complete"] = row.complete_ranks.size();
+  o["ranks_incomplete"] = row.incomplete_ranks.size();
+  o["nranks"] = row.nranks;
+  o["bytes"] = row.bytes;
+  o["complete"] = row.complete();
+  o["created"] = row.created;
+  o["nodes"] = row.NodeList();
+  return o;
+}
+
+int RunList(const std::string& config_path, bool json) {
+  auto config = LoadCliConfig(config_path);
+  if (!config.ok()) return ReportError("list", config.status());
+  auto copies = TakeInventory(PosixEnv(), *config);
+  if (!copies.ok()) return ReportError("list", copies.status());
   Table table({"TIER", "NAME", "VERSION", "RANKS", "BYTES", "STATE", "NODES"});
-  for (const auto& [key, row] : rows) {
-    const auto& [order, name, version] = key;
-    const char* tier = order == 0 ? "memory" : order == 1 ? "ssd" : "pfs";
-    bool complete = row.nranks > 0 && static_cast<int>(row.complete_ranks.size()) == row.nranks;
-    std::string nodes;
-    for (const auto& n : row.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-    std::string ranks = row.nranks > 0 ? fmt::format("{}/{}", row.complete_ranks.size(), row.nranks)
-                                       : fmt::format("0/?");
+  for (const auto& [key, row] : GroupByVersion(*copies)) {
+    const auto& [kind, name, version] = key;
+    const std::string tier = TierKindName(static_cast<TierKind>(kind));
     if (json) {
-      std::puts(JsonObject()
-                    .Str("tier", tier)
-                    .Str("name", name)
-                    .Int("version", version)
-                    .Int("ranks_complete", static_cast<int64_t>(row.complete_ranks.size()))
-                    .Int("ranks_incomplete", static_cast<int64_t>(row.incomplete_ranks.size()))
-                    .Int("nranks", row.nranks)
-                    .Int("bytes", static_cast<int64_t>(row.bytes))
-                    .Bool("complete", complete)
-                    .Num("created", row.created)
-                    .Str("nodes", nodes)
-                    .ToString()
-                    .c_str());
-    } else {
-      table.Add({tier, name, std::to_string(version), ranks, HumanBytes(row.bytes),
-                 complete ? "complete" : "incomplete", nodes});
+      PrintJsonLine(RowJson(tier, name, version, row));
+      continue;
     }
+    std::string ranks = row.nranks > 0
+                            ? fmt::format("{}/{}", row.complete_ranks.size(), row.nranks)
+                            : "0/?";
+    table.Add({tier, name, std::to_string(version), ranks, HumanBytes(row.bytes),
+               row.complete() ? "complete" : "incomplete", row.NodeList()});
   }
-  if (!json) {
-    if (table.empty()) {
-      std::puts("no checkpoints found");
-    } else {
-      table.Print();
-    }
+  if (json) return kExitOk;
+  if (table.empty()) {
+    fmt::print("no checkpoints found in {}\n", DescribeSearchedTiers(*config));
+  } else {
+    table.Print();
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace

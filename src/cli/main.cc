@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   cairn::AddListCommand(app, exit_code);
   cairn::AddInspectCommand(app, exit_code);
   cairn::AddVerifyCommand(app, exit_code);
+  cairn::AddDeleteCommand(app, exit_code);
+  cairn::AddPruneCommand(app, exit_code);
   cairn::AddConfigCommand(app, exit_code);
   cairn::AddStatusCommand(app, exit_code);
   cairn::AddModelCommand(app, exit_code);

@@ -28,54 +28,20 @@ void Table::Print() const {
   for (const auto& row : rows_) print_row(row);
 }
 
-std::string JsonQuote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
+void PrintJsonLine(const JsonObject& value) {
+  std::string line =
+      value.dump(/*indent=*/-1, /*indent_char=*/' ', /*ensure_ascii=*/false,
+                 nlohmann::ordered_json::error_handler_t::replace);
+  std::puts(line.c_str());
 }
 
-void JsonObject::Key(const std::string& key) {
-  if (!body_.empty()) body_ += ", ";
-  body_ += JsonQuote(key) + ": ";
+int ReportError(std::string_view command, std::string_view message, int exit_code) {
+  fmt::print(stderr, "cairn {}: {}\n", command, message);
+  return exit_code;
 }
 
-JsonObject& JsonObject::Str(const std::string& key, const std::string& value) {
-  Key(key);
-  body_ += JsonQuote(value);
-  return *this;
-}
-JsonObject& JsonObject::Int(const std::string& key, int64_t value) {
-  Key(key);
-  body_ += std::to_string(value);
-  return *this;
-}
-JsonObject& JsonObject::Num(const std::string& key, double value) {
-  Key(key);
-  body_ += fmt::format("{}", value);
-  return *this;
-}
-JsonObject& JsonObject::Bool(const std::string& key, bool value) {
-  Key(key);
-  body_ += value ? "true" : "false";
-  return *this;
-}
-JsonObject& JsonObject::Raw(const std::string& key, const std::string& json) {
-  Key(key);
-  body_ += json;
-  return *this;
+int ReportError(std::string_view command, const Status& status, int exit_code) {
+  return ReportError(command, status.ToString(), exit_code);
 }
 
 std::string HumanBytes(uint64_t bytes) {

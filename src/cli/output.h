@@ -1,15 +1,32 @@
-// Output helpers for the `cairn` command: aligned text tables for people,
-// one JSON object per line for programs (--json).
-// Thread-safety: not thread-safe (writes to stdout).
+// Output of the `cairn` command: aligned text tables for people; for
+// programs (--json) one JSON value per line, made with nlohmann/json, and
+// errors on stderr as "cairn <command>: <cause>". Every `cairn` command
+// prints through these, so each form is made in one place.
+//
+// Exit status shared by the commands over stored checkpoints:
+//   0 success, 1 damage found (verify) or not every removal done,
+//   2 error (bad arguments, configuration, storage that cannot be read),
+//   3 nothing found: no checkpoint where the configuration points.
+// Thread-safety: not thread-safe (writes to stdout and stderr).
 #ifndef CAIRN_CLI_OUTPUT_H_
 #define CAIRN_CLI_OUTPUT_H_
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
 namespace cairn {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitDamage = 1;
+inline constexpr int kExitError = 2;
+inline constexpr int kExitNothingFound = 3;
 
 class Table {
  public:
@@ -23,22 +40,19 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// Builds one JSON object from key/value pairs; values are typed on insert.
-class JsonObject {
- public:
-  JsonObject& Str(const std::string& key, const std::string& value);
-  JsonObject& Int(const std::string& key, int64_t value);
-  JsonObject& Num(const std::string& key, double value);
-  JsonObject& Bool(const std::string& key, bool value);
-  JsonObject& Raw(const std::string& key, const std::string& json);
-  std::string ToString() const { return "{" + body_ + "}"; }
+// A JSON object whose members print in the order they were set, so that a
+// line reads in the same order as the table it stands for.
+using JsonObject = nlohmann::ordered_json;
 
- private:
-  void Key(const std::string& key);
-  std::string body_;
-};
+// Prints value on stdout as one line of compact JSON. Non-finite numbers
+// print as null (JSON has no infinity); invalid UTF-8 in strings (a path
+// is bytes) is replaced, never thrown.
+void PrintJsonLine(const JsonObject& value);
 
-std::string JsonQuote(const std::string& s);
+// Prints "cairn <command>: <message>" on stderr; returns exit_code.
+int ReportError(std::string_view command, std::string_view message, int exit_code);
+int ReportError(std::string_view command, const Status& status, int exit_code = kExitError);
+
 std::string HumanBytes(uint64_t bytes);
 
 }  // namespace cairn

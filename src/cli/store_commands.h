@@ -1,5 +1,5 @@
 // The `cairn` subcommands that look at stored checkpoints (list, inspect,
-// verify), at the SSD's wear and the placement history (status) and at the
+// verify), remove them (delete, prune), look at the SSD's wear and the placement history (status) and at the
 // configuration (config). Each adds itself to the app; its callback sets
 // exit_code.
 #ifndef CAIRN_CLI_STORE_COMMANDS_H_
@@ -12,6 +12,8 @@ namespace cairn {
 void AddListCommand(CLI::App& app, int& exit_code);
 void AddInspectCommand(CLI::App& app, int& exit_code);
 void AddVerifyCommand(CLI::App& app, int& exit_code);
+void AddDeleteCommand(CLI::App& app, int& exit_code);
+void AddPruneCommand(CLI::App& app, int& exit_code);
 void AddConfigCommand(CLI::App& app, int& exit_code);
 void AddStatusCommand(CLI::App& app, int& exit_code);
 

@@ -1,6 +1,7 @@
 // cairn verify: reads every stored copy and checks every block. Exit status
 // 0 only if every committed copy is clean, 1 if any damage was found, 2 if
-// the storage could not be examined. A memory-tier part that fails its CRCs
+// the storage could not be examined, 3 if no committed copy was found at
+// all (an empty or wrong directory must not pass as "all clean"). A memory-tier part that fails its CRCs
 // is scanned against its ECC sidecar (software chipkill): it is reported as
 // CORRECTABLE when a restart would repair it, with the shards the sidecar
 // corrects, else as DAMAGED with the shards it corrects and those it cannot.
@@ -10,6 +11,8 @@
 // judged.
 #include <cstdio>
 #include <memory>
+
+#include <fmt/format.h>
 
 #include "cli/inventory.h"
 #include "cli/output.h"
@@ -35,21 +38,21 @@ class Verifier {
   explicit Verifier(bool json) : json_(json) {}
 
   void Copy(const CopyInfo& c) {
-    if (c.state.rfind("incomplete", 0) == 0) {
+    if (c.state == CopyState::kIncomplete) {
       ++totals_.incomplete;
       return;
     }
-    Tier tier(PosixEnv(), TierKind::kMemory, DirName(DirName(c.dir)), TierConfig{});
+    const Tier tier = TierOf(PosixEnv(), c);
     const Manifest* manifest = &c.manifest;
     Manifest repairable;
-    if (c.state != "complete") {
+    if (c.state == CopyState::kDamaged) {
       // A part of the wrong size (truncated) fails the inventory's check of
       // the copy but may still be rebuilt from its sidecar, as a restart
       // would: then judge its files one by one.
       auto m = CheckCopyForRepair(tier, c.name, c.version, c.rank, -1);
       if (!m.ok()) {
         ++totals_.damaged;
-        Damaged(c, c.dir, c.state, nullptr);
+        Damaged(c, c.dir, c.problem, nullptr);
         return;
       }
       repairable = std::move(m).value();
@@ -92,13 +95,13 @@ class Verifier {
     ++totals_.correctable;
     totals_.bytes += f.size;
     if (json_) {
-      std::puts(Describe(c, path, s.ToString(), &*scan).Bool("correctable", true)
-                    .ToString().c_str());
+      JsonObject o = Describe(c, path, s.ToString(), &*scan);
+      o["correctable"] = true;
+      PrintJsonLine(o);
     } else {
-      std::printf("CORRECTABLE %s: %llu shard(s) in %llu stripe(s) corrected by its ECC sidecar, "
-                  "0 uncorrectable (%s)\n",
-                  path.c_str(), static_cast<unsigned long long>(scan->shards_corrected),
-                  static_cast<unsigned long long>(scan->stripes_repaired), s.ToString().c_str());
+      fmt::print("CORRECTABLE {}: {} shard(s) in {} stripe(s) corrected by its ECC sidecar, "
+                 "0 uncorrectable ({})\n",
+                 path, scan->shards_corrected, scan->stripes_repaired, s.ToString());
     }
   }
 
@@ -107,28 +110,27 @@ class Verifier {
                const EccScan* scan) {
     if (json_) {
       JsonObject o = Describe(c, file, problem, scan);
-      if (scan != nullptr) o.Bool("correctable", false);
-      std::puts(o.ToString().c_str());
+      if (scan != nullptr) o["correctable"] = false;
+      PrintJsonLine(o);
     } else if (scan != nullptr) {
-      std::printf("DAMAGED %s: %llu shard(s) corrected, %llu shard(s) in %llu stripe(s) "
-                  "uncorrectable by its ECC sidecar (%s)\n",
-                  file.c_str(), static_cast<unsigned long long>(scan->shards_corrected),
-                  static_cast<unsigned long long>(scan->shards_uncorrectable),
-                  static_cast<unsigned long long>(scan->stripes_uncorrectable), problem.c_str());
+      fmt::print("DAMAGED {}: {} shard(s) corrected, {} shard(s) in {} stripe(s) "
+                 "uncorrectable by its ECC sidecar ({})\n",
+                 file, scan->shards_corrected, scan->shards_uncorrectable,
+                 scan->stripes_uncorrectable, problem);
     } else {
-      std::printf("DAMAGED %s: %s\n", file.c_str(), problem.c_str());
+      fmt::print("DAMAGED {}: {}\n", file, problem);
     }
   }
 
   static JsonObject Describe(const CopyInfo& c, const std::string& file,
                              const std::string& problem, const EccScan* scan) {
-    JsonObject o;
-    o.Str("tier", c.tier).Str("node", c.node).Str("name", c.name).Int("version", c.version)
-        .Int("rank", c.rank).Str("file", file).Str("problem", problem);
+    JsonObject o = {{"tier", TierKindName(c.tier)}, {"node", c.node}, {"name", c.name},
+                    {"version", c.version}, {"rank", c.rank}, {"file", file},
+                    {"problem", problem}};
     if (scan != nullptr) {
-      o.Int("ecc_shards_corrected", static_cast<int64_t>(scan->shards_corrected))
-          .Int("ecc_shards_uncorrectable", static_cast<int64_t>(scan->shards_uncorrectable))
-          .Int("ecc_stripes_uncorrectable", static_cast<int64_t>(scan->stripes_uncorrectable));
+      o["ecc_shards_corrected"] = scan->shards_corrected;
+      o["ecc_shards_uncorrectable"] = scan->shards_uncorrectable;
+      o["ecc_stripes_uncorrectable"] = scan->stripes_uncorrectable;
     }
     return o;
   }
@@ -137,39 +139,42 @@ class Verifier {
   Totals totals_;
 };
 
+void PrintSummary(const Totals& t, bool json) {
+  if (json) {
+    PrintJsonLine({{"files_checked", t.files}, {"bytes_ok", t.bytes}, {"damaged", t.damaged},
+                   {"correctable", t.correctable}, {"incomplete_copies", t.incomplete},
+                   {"ecc_shards_corrected", t.shards_corrected},
+                   {"ecc_shards_uncorrectable", t.shards_uncorrectable}});
+    return;
+  }
+  std::string line =
+      fmt::format("{} files checked ({} verified), {} damaged, {} correctable, {} incomplete copies",
+                  t.files, HumanBytes(t.bytes), t.damaged, t.correctable, t.incomplete);
+  if (t.shards_corrected + t.shards_uncorrectable > 0) {
+    line += fmt::format("; ECC shards: {} corrected, {} uncorrectable", t.shards_corrected,
+                        t.shards_uncorrectable);
+  }
+  std::puts(line.c_str());
+}
+
 int RunVerify(const std::string& config_path, bool json) {
   auto config = LoadCliConfig(config_path);
-  if (!config.ok()) {
-    std::fprintf(stderr, "cairn verify: %s\n", config.status().ToString().c_str());
-    return 2;
-  }
+  if (!config.ok()) return ReportError("verify", config.status());
   auto copies = TakeInventory(PosixEnv(), *config);
-  if (!copies.ok()) {
-    std::fprintf(stderr, "cairn verify: %s\n", copies.status().ToString().c_str());
-    return 2;
-  }
+  if (!copies.ok()) return ReportError("verify", copies.status());
   Verifier verifier(json);
   for (const auto& c : *copies) verifier.Copy(c);
   const Totals& t = verifier.totals();
-  if (json) {
-    std::puts(JsonObject().Int("files_checked", t.files).Int("bytes_ok", static_cast<int64_t>(t.bytes))
-                  .Int("damaged", t.damaged).Int("correctable", t.correctable)
-                  .Int("incomplete_copies", t.incomplete)
-                  .Int("ecc_shards_corrected", static_cast<int64_t>(t.shards_corrected))
-                  .Int("ecc_shards_uncorrectable", static_cast<int64_t>(t.shards_uncorrectable))
-                  .ToString().c_str());
-  } else {
-    std::printf("%d files checked (%s verified), %d damaged, %d correctable, %d incomplete "
-                "copies",
-                t.files, HumanBytes(t.bytes).c_str(), t.damaged, t.correctable, t.incomplete);
-    if (t.shards_corrected + t.shards_uncorrectable > 0) {
-      std::printf("; ECC shards: %llu corrected, %llu uncorrectable",
-                  static_cast<unsigned long long>(t.shards_corrected),
-                  static_cast<unsigned long long>(t.shards_uncorrectable));
-    }
-    std::printf("\n");
+  PrintSummary(t, json);
+  if (t.files == 0 && t.damaged == 0) {
+    // Nothing committed anywhere: a wrong --config or $CAIRN_DIR, or a job
+    // that never checkpointed. "0 files checked, all clean" would hide it.
+    return ReportError("verify",
+                       fmt::format("no checkpoint found ({} incomplete copies) in {}",
+                                   t.incomplete, DescribeSearchedTiers(*config)),
+                       kExitNothingFound);
   }
-  return t.damaged + t.correctable == 0 ? 0 : 1;
+  return t.damaged + t.correctable == 0 ? kExitOk : kExitDamage;
 }
 
 }  // namespace
@@ -178,7 +183,8 @@ void AddVerifyCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "verify",
       "Read every stored copy and check every block. Exit status: 0 every copy is clean, "
-      "1 damage was found (even if its ECC sidecar can correct it), 2 error");
+      "1 damage was found (even if its ECC sidecar can correct it), 2 error, "
+      "3 no checkpoint found");
   auto config = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--config", *config, "Cairn configuration file");

@@ -3,23 +3,27 @@
 #include <algorithm>
 
 #include "format/layout.h"
+#include "storage/tier_path.h"
 
 namespace cairn {
 
-std::unique_ptr<Tier> OpenNodeTier(Env* env, const Config& config, TierKind kind, int node) {
+Result<std::unique_ptr<Tier>> OpenNodeTier(Env* env, const Config& config, TierKind kind,
+                                           int node) {
   const TierConfig& tc = config.tier(kind);
-  if (!tc.enabled) return nullptr;
-  return std::make_unique<Tier>(env, kind, ExpandTierPath(tc.path, config.dir, std::to_string(node)),
-                                tc);
+  if (!tc.enabled) return std::unique_ptr<Tier>();
+  // All of the node's roots, so that overlapping tiers are refused whichever opens first.
+  CAIRN_ASSIGN_OR_RETURN(auto roots, ExpandTierRoots(config, std::to_string(node)));
+  return std::make_unique<Tier>(env, kind, roots[static_cast<int>(kind)], tc);
 }
 
 Result<std::vector<NodeTier>> OpenAllNodeTiers(Env* env, const Config& config, TierKind kind) {
   std::vector<NodeTier> out;
   const TierConfig& tc = config.tier(kind);
   if (!tc.enabled) return out;
-  std::string parent = TierPathNodeParent(tc.path, config.dir);
-  if (parent.empty()) {
-    out.push_back({"shared", std::make_unique<Tier>(env, kind, ExpandTierPath(tc.path, config.dir, ""), tc)});
+  CAIRN_ASSIGN_OR_RETURN(std::string parent, TierPathNodeParent(tc.path, config.dir));
+  if (parent.empty()) {  // no {node}: one directory, whatever the node
+    CAIRN_ASSIGN_OR_RETURN(auto shared, OpenNodeTier(env, config, kind, 0));
+    out.push_back({"shared", std::move(shared)});
     return out;
   }
   auto entries = env->ListDir(parent);
@@ -33,7 +37,10 @@ Result<std::vector<NodeTier>> OpenAllNodeTiers(Env* env, const Config& config, T
     if (auto node = ParseNodeDirName(e.name)) nodes.push_back(*node);
   }
   std::sort(nodes.begin(), nodes.end());
-  for (int node : nodes) out.push_back({std::to_string(node), OpenNodeTier(env, config, kind, node)});
+  for (int node : nodes) {
+    CAIRN_ASSIGN_OR_RETURN(auto tier, OpenNodeTier(env, config, kind, node));
+    out.push_back({std::to_string(node), std::move(tier)});
+  }
   return out;
 }
 
@@ -73,6 +80,19 @@ Result<Manifest> CheckCopy(const Tier& tier, const std::string& name, int64_t ve
     }
   }
   return m;
+}
+
+Status RemoveVersion(Tier& tier, const std::string& name, int64_t version) {
+  CAIRN_ASSIGN_OR_RETURN(auto files, tier.Files(name, version));
+  for (const auto& f : files) {
+    if (ParseManifestFileName(f)) CAIRN_RETURN_IF_ERROR(tier.Remove(name, version, f));
+  }
+  const std::string dir = tier.VersionDir(name, version);
+  if (tier.persists()) CAIRN_RETURN_IF_ERROR(tier.env()->SyncDir(dir));
+  for (const auto& f : files) {
+    if (!ParseManifestFileName(f)) CAIRN_RETURN_IF_ERROR(tier.Remove(name, version, f));
+  }
+  return tier.env()->DeleteDir(dir);
 }
 
 Result<std::vector<int>> RanksWithManifest(const Tier& tier, const std::string& name,

@@ -18,7 +18,10 @@
 namespace cairn {
 
 // The tier of `kind` for node `node`, or null if the tier is disabled.
-std::unique_ptr<Tier> OpenNodeTier(Env* env, const Config& config, TierKind kind, int node);
+// kConfig when the node's tiers overlap, kIo when a path cannot be
+// expanded (ExpandTierRoots).
+Result<std::unique_ptr<Tier>> OpenNodeTier(Env* env, const Config& config, TierKind kind,
+                                           int node);
 
 // Every node's directory of an enabled tier (one for a shared tier), with the
 // node's label ("0", "1", ... or "shared").
@@ -42,6 +45,14 @@ Result<Manifest> ReadManifest(const Tier& tier, const std::string& name, int64_t
 // Whether `rank` has a manifest file for (name, version) on tier, readable
 // or not: a copy was committed there once.
 bool HasManifest(const Tier& tier, const std::string& name, int64_t version, int rank);
+
+// Removes the directory of (name, version) on tier with every rank's files
+// in it, manifests first (made durable on tiers that persist), so that a
+// removal cut short leaves copies that count as incomplete, never one that
+// looks complete with files missing. For tools that work on a tier no job
+// is using (`cairn delete`, `cairn prune`); a rank of a running job removes
+// only its own files (the engine's RemoveCopy).
+Status RemoveVersion(Tier& tier, const std::string& name, int64_t version);
 
 // Ranks that have a manifest for (name, version) on tier.
 Result<std::vector<int>> RanksWithManifest(const Tier& tier, const std::string& name,

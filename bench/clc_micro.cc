@@ -174,168 +174,118 @@ struct Options {
   double lifetime_years = 3;  // target of the auto rating: the paper's always-SSD mean
   bool keep_data = false;
   bool verbose = false;
-  // Options given that belong to one mode only, for the error message.
-  std::string model_only, real_only;
 };
 
-void Usage(FILE* out) {
-  std::fprintf(
-      out,
-      "usage: clc_micro [--model] [--json] [options]\n"
-      "       mpirun -np R clc_micro --real [--json] [options]\n"
-      "  --model               device model and simulated clock (the default)\n"
-      "  --real                the benchmark on this machine's tiers through the C API (MPI)\n"
-      "  --json                one JSON object per (policy, size) and line, not a table\n"
-      "  --sizes LIST, --mb LIST  MB per rank (model: 100,200,...,1000; real: 16,32,48,64)\n"
-      "  --policies LIST       of always-memory, always-ssd, 9:1, clc-le, clc-le+ple,\n"
-      "                        clc-le+ple+size (default: all)\n"
-      "  --iterations N        compute + checkpoint iterations (model 100, real 20)\n"
-      "  --compute S, --compute-s S  seconds of compute per iteration (model 5, real 0.5)\n"
-      "  --ranks-per-node N    model: ranks sharing one SSD and one memory tier (8);\n"
-      "                        real: topology.ranks_per_node (0: real nodes, the default)\n"
-      "  --pbw P, --tbw T      SSD endurance, PB or TB written (model: 14.6 PBW;\n"
-      "                        real: calibrated by a probe, see --lifetime-years)\n"
-      "  --warranty-years Y    SSD warranty (default 5)\n"
-      "  --memory-capacity-gib C  memory tier per node (model: 4, i.e. 512 MiB per rank;\n"
-      "                        real: of the clc-le+ple+size case, default scaled to --mb)\n"
-      "  --bound B             slowdown bound of the PLE test (default 0.10)\n"
-      "  --ratio N             N of the 9:1 policy: every Nth checkpoint to SSD (default 10)\n"
-      "  --window S            B_SSD over the last S seconds (default 0: since the start)\n"
-      " model only:\n"
-      "  --ssd-mbps R          SSD sequential write with fsync, MB/s (default 250)\n"
-      "  --memory-gbps G       memory tier speed, GB/s; default: memcpy measured now\n"
-      " real only:\n"
-      "  --dir D               ssd tier and configs under D/run-<id>\n"
-      "                        (default /tmp/cairn-clc-micro)\n"
-      "  --shm-dir D           memory tier under D/cairn-clc-micro-<uid>-<id> (default /dev/shm)\n"
-      "  --lifetime-years Y    auto rating: always-SSD projects Y years on average (default 3)\n"
-      "  --keep-data           keep each case's directories (wear ledger, placement history)\n"
-      "  --verbose             print every placement decision to stderr\n");
+// Adds the options of both modes; *tbw receives --tbw (converted to PBW by
+// the caller). Returns the options that belong to one mode only.
+struct ModeOnlyOptions {
+  std::vector<CLI::Option*> model, real;
+};
+
+ModeOnlyOptions AddOptions(CLI::App& app, Options* o, double* tbw) {
+  using cairn_bench::FiniteRange;
+  ModeOnlyOptions only;
+  CLI::Option* model =
+      app.add_flag("--model")->description("device model and simulated clock (the default)");
+  app.add_flag("--real", o->real,
+               "the benchmark on this machine's tiers through the C API (an MPI program)")
+      ->excludes(model);
+  app.add_flag("--json", o->json, "one JSON object per (policy, size) and line, not a table");
+  app.add_option("--sizes,--mb", o->sizes_mb,
+                 "MB per rank (model: 100,200,...,1000; real: 16,32,48,64)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--policies", o->policies,
+                 "of always-memory, always-ssd, 9:1, clc-le, clc-le+ple, clc-le+ple+size "
+                 "(default: all)")
+      ->delimiter(',');
+  app.add_option("--iterations", o->iterations, "compute + checkpoint iterations (model 100, real 20)")
+      ->check(CLI::Range(1, 999999));
+  app.add_option("--compute,--compute-s", o->compute_seconds,
+                 "seconds of compute per iteration (model 5, real 0.5)")
+      ->check(FiniteRange(1e-3, 1e6));
+  app.add_option("--ranks-per-node", o->ranks_per_node,
+                 "model: ranks sharing one SSD and one memory tier (8); real: "
+                 "topology.ranks_per_node (0: real nodes, the default)")
+      ->check(CLI::Range(0, 4096));
+  CLI::Option* pbw = app.add_option("--pbw", o->pbw,
+                                    "SSD endurance, PB written (model: 14.6; real: calibrated "
+                                    "by a probe, see --lifetime-years)")
+                         ->check(FiniteRange(1e-6, 1e6));
+  app.add_option("--tbw", *tbw, "SSD endurance, TB written (instead of --pbw)")
+      ->check(FiniteRange(1e-3, 1e9))
+      ->excludes(pbw);
+  app.add_option("--warranty-years", o->warranty_years, "SSD warranty")
+      ->capture_default_str()
+      ->check(FiniteRange(1e-3, 100));
+  app.add_option("--memory-capacity-gib", o->memory_capacity_gib,
+                 "memory tier per node (model: 4, i.e. 512 MiB per rank; real: of the "
+                 "clc-le+ple+size case, default scaled to --mb)")
+      ->check(FiniteRange(0, 1e6));
+  app.add_option("--bound", o->bound, "slowdown bound of the PLE test")
+      ->capture_default_str()
+      ->check(FiniteRange(1e-6, 0.999999));
+  app.add_option("--ratio", o->ratio, "N of the 9:1 policy: every Nth checkpoint to SSD")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000000}));
+  app.add_option("--window", o->window, "B_SSD over the last S seconds (0: since the start)")
+      ->capture_default_str()
+      ->check(FiniteRange(0, 1e10));
+  only.model.push_back(app.add_option("--ssd-mbps", o->ssd_mbps,
+                                      "model only: SSD sequential write with fsync, MB/s")
+                           ->capture_default_str()
+                           ->check(FiniteRange(1e-3, 1e7)));
+  only.model.push_back(app.add_option("--memory-gbps", o->memory_gbps,
+                                      "model only: memory tier speed, GB/s (default: memcpy "
+                                      "measured now)")
+                           ->check(FiniteRange(1e-3, 1e4)));
+  only.real.push_back(app.add_option("--dir", o->dir,
+                                     "real only: ssd tier and configs under D/run-<id>")
+                          ->capture_default_str());
+  only.real.push_back(app.add_option("--shm-dir", o->shm_dir,
+                                     "real only: memory tier under "
+                                     "D/cairn-clc-micro-<uid>-<id>")
+                          ->capture_default_str());
+  only.real.push_back(app.add_option("--lifetime-years", o->lifetime_years,
+                                     "real only: the auto rating makes always-SSD project Y "
+                                     "years on average")
+                          ->capture_default_str()
+                          ->check(FiniteRange(1e-3, 1e3)));
+  only.real.push_back(app.add_flag("--keep-data", o->keep_data,
+                                   "real only: keep each case's directories (wear ledger, "
+                                   "placement history)"));
+  only.real.push_back(
+      app.add_flag("--verbose", o->verbose, "real only: print every placement decision to stderr"));
+  return only;
 }
 
-bool ParseDouble(const char* text, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v)) return false;
-  *out = v;
-  return true;
-}
-
-std::vector<std::string> SplitComma(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
+// The first option given that belongs to the other mode, or "".
+std::string OtherModeOption(const std::vector<CLI::Option*>& options) {
+  for (const CLI::Option* opt : options) {
+    if (opt->count() > 0) return opt->get_name();
   }
-  return out;
+  return "";
 }
 
-// Returns 0 to go on, 1 to exit with success (--help), 2 on a usage error.
-int ParseOptions(int argc, char** argv, Options* o, std::string* error) {
-  bool model = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    const char* v = nullptr;
-    auto value = [&]() -> bool {
-      if (i + 1 >= argc) {
-        *error = a + " needs a value";
-        return false;
-      }
-      v = argv[++i];
-      return true;
-    };
-    auto number = [&](double* out, double min, double max) -> bool {
-      if (!value()) return false;
-      if (!ParseDouble(v, out) || *out < min || *out > max) {
-        *error = fmt::format("{} {}: not a number in [{}, {}]", a, v, min, max);
-        return false;
-      }
-      return true;
-    };
-    double d = 0;
-    if (a == "--help" || a == "-h") return 1;
-    if (a == "--model") {
-      model = true;
-    } else if (a == "--real") {
-      o->real = true;
-    } else if (a == "--json") {
-      o->json = true;
-    } else if (a == "--sizes" || a == "--mb") {
-      if (!value()) return 2;
-      o->sizes_mb.clear();
-      for (const auto& s : SplitComma(v)) {
-        double mb = 0;
-        if (!ParseDouble(s.c_str(), &mb) || mb < 1 || mb > 1e6 || mb != std::floor(mb)) {
-          *error = a + ": '" + s + "' is not a whole number of MB in [1, 1000000]";
-          return 2;
-        }
-        o->sizes_mb.push_back(static_cast<int>(mb));
-      }
-    } else if (a == "--policies") {
-      if (!value()) return 2;
-      o->policies = SplitComma(v);
-    } else if (a == "--iterations") {
-      if (!number(&d, 1, 999999)) return 2;
-      o->iterations = static_cast<int>(d);
-    } else if (a == "--compute" || a == "--compute-s") {
-      if (!number(&o->compute_seconds, 1e-3, 1e6)) return 2;
-    } else if (a == "--ranks-per-node") {
-      if (!number(&d, 0, 4096)) return 2;
-      o->ranks_per_node = static_cast<int>(d);
-    } else if (a == "--ssd-mbps") {
-      if (!number(&o->ssd_mbps, 1e-3, 1e7)) return 2;
-      o->model_only = a;
-    } else if (a == "--pbw") {
-      if (!number(&o->pbw, 1e-6, 1e6)) return 2;
-    } else if (a == "--tbw") {
-      if (!number(&d, 1e-3, 1e9)) return 2;
-      o->pbw = d / 1000;
-    } else if (a == "--warranty-years") {
-      if (!number(&o->warranty_years, 1e-3, 100)) return 2;
-    } else if (a == "--memory-capacity-gib") {
-      if (!number(&o->memory_capacity_gib, 0, 1e6)) return 2;
-    } else if (a == "--memory-gbps") {
-      if (!number(&o->memory_gbps, 1e-3, 1e4)) return 2;
-      o->model_only = a;
-    } else if (a == "--bound") {
-      if (!number(&o->bound, 1e-6, 0.999999)) return 2;
-    } else if (a == "--ratio") {
-      if (!number(&d, 1, 1e9)) return 2;
-      o->ratio = static_cast<int64_t>(d);
-    } else if (a == "--window") {
-      if (!number(&o->window, 0, 1e10)) return 2;
-    } else if (a == "--dir" || a == "--shm-dir") {
-      if (!value()) return 2;
-      (a == "--dir" ? o->dir : o->shm_dir) = v;
-      o->real_only = a;
-    } else if (a == "--lifetime-years") {
-      if (!number(&o->lifetime_years, 1e-3, 1e3)) return 2;
-      o->real_only = a;
-    } else if (a == "--keep-data" || a == "--verbose") {
-      (a == "--keep-data" ? o->keep_data : o->verbose) = true;
-      o->real_only = a;
-    } else {
-      *error = "unknown option " + a;
-      return 2;
+// Returns nullopt to go on, else the exit status (0 after --help, 2 after
+// a usage error). Only the speaker (rank 0) prints.
+std::optional<int> ParseOptions(int argc, char** argv, bool speaker, Options* o) {
+  CLI::App app{"clc_micro: the CLC paper's microbenchmark (MEMSYS 2016, section 5.1) through "
+               "Cairn's Checkpoint Location Controller. --model replays it on a device model; "
+               "mpirun -np R clc_micro --real runs it on this machine's tiers"};
+  double tbw = 0;
+  const ModeOnlyOptions only = AddOptions(app, o, &tbw);
+  if (auto exit_code = cairn_bench::ParseCommandLine(app, argc, argv, speaker)) return exit_code;
+  if (tbw > 0) o->pbw = tbw / 1000;
+  const std::string wrong = OtherModeOption(o->real ? only.model : only.real);
+  if (!wrong.empty()) {
+    if (speaker) {
+      std::fprintf(stderr, "clc_micro: %s is an option of %s\n", wrong.c_str(),
+                   o->real ? "--model (--real measures the devices)" : "--real");
     }
-  }
-  if (model && o->real) {
-    *error = "--model and --real exclude each other";
     return 2;
   }
-  if (o->real && !o->model_only.empty()) {
-    *error = o->model_only + " is an option of --model (--real measures the devices)";
-    return 2;
-  }
-  if (!o->real && !o->real_only.empty()) {
-    *error = o->real_only + " is an option of --real";
-    return 2;
-  }
-  return 0;
+  return std::nullopt;
 }
 
 // Fills in what the user left to the mode.
@@ -662,17 +612,10 @@ double DeviceBytesWritten(const std::string& path) {
 std::string CaseConfig(const Scenario& sc, const PolicyCase& policy, const RealSetup& setup,
                        const std::string& case_dir, const std::string& shm_case_dir) {
   const ClcSettings& s = policy.settings;
-  const bool memory_only = s.policy == PlacementPolicy::kMemory;
-  std::string t = "# clc_micro --real: case " + policy.name + "\n";
-  t += "[general]\ndir = " + cairn_bench::TomlString(case_dir) + "\n";
-  t += "[retention]\nkeep = 1\n";
-  t += "[tiers.memory]\npath = " + cairn_bench::TomlString(shm_case_dir + "/{node}") + "\n";
-  t += fmt::format("capacity = \"{}\"\n", sc.memory_capacity);
-  t += "[tiers.ssd]\n";
-  t += "path = " + cairn_bench::TomlString(case_dir + "/ssd/{node}") + "\n";
-  t += fmt::format("endurance_tbw = {:.6f}\n", sc.endurance.rating_bytes / 1e12);
-  t += fmt::format("warranty_years = {:.6f}\n", sc.endurance.warranty_seconds / kSecondsPerYear);
-  if (memory_only) {
+  toml::table ssd{{"path", case_dir + "/ssd/{node}"},
+                  {"endurance_tbw", sc.endurance.rating_bytes / 1e12},
+                  {"warranty_years", sc.endurance.warranty_seconds / kSecondsPerYear}};
+  if (s.policy == PlacementPolicy::kMemory) {
     // Policy memory drains every version to the enabled tiers below it.
     // Draining only every 10^6th call (the largest `every`) keeps the SSD
     // out of runs of fewer calls, as in the paper's "always ramdisk". The
@@ -680,17 +623,27 @@ std::string CaseConfig(const Scenario& sc, const PolicyCase& policy, const RealS
     // controller costs (ledger and sysfs reads) as the other five and
     // differs from them in placement only; tiers.ssd.enabled = false would
     // drop those costs from this case alone.
-    t += "every = 1000000\n";
+    ssd.insert("every", 1000000);
   }
-  t += "[tiers.pfs]\nenabled = false\n";
-  t += "[placement]\n";
-  t += fmt::format("policy = \"{}\"\n", PlacementPolicyName(s.policy));
-  t += fmt::format("lifetime = {}\nslowdown = {}\nsize = {}\n", s.lifetime, s.slowdown, s.size);
-  t += fmt::format("slowdown_bound = {:.6f}\n", s.slowdown_bound);
-  t += fmt::format("force_ssd_every = {}\nratio = {}\n", s.force_ssd_every, s.ratio);
-  t += fmt::format("bandwidth_window = {:.6f}\n", s.bandwidth_window);
-  t += fmt::format("[topology]\nranks_per_node = {}\n", setup.topology_ranks_per_node);
-  return t;
+  toml::table placement{{"policy", PlacementPolicyName(s.policy)},
+                        {"lifetime", s.lifetime},
+                        {"slowdown", s.slowdown},
+                        {"size", s.size},
+                        {"slowdown_bound", s.slowdown_bound},
+                        {"force_ssd_every", s.force_ssd_every},
+                        {"ratio", s.ratio},
+                        {"bandwidth_window", s.bandwidth_window}};
+  toml::table tiers{
+      {"memory", toml::table{{"path", shm_case_dir + "/{node}"},
+                             {"capacity", std::to_string(sc.memory_capacity)}}},
+      {"ssd", std::move(ssd)},
+      {"pfs", toml::table{{"enabled", false}}}};
+  return cairn_bench::TomlText(toml::table{
+      {"general", toml::table{{"dir", case_dir}}},
+      {"retention", toml::table{{"keep", 1}}},
+      {"tiers", std::move(tiers)},
+      {"placement", std::move(placement)},
+      {"topology", toml::table{{"ranks_per_node", setup.topology_ranks_per_node}}}});
 }
 
 // Lets the file system settle (journal, discards of deleted files) so that
@@ -773,7 +726,7 @@ Result<Outcome> RunReal(const Scenario& sc, const RealSetup& setup, const Policy
     TouchState(setup.buffer, sc.bytes_per_rank, i);
     t.compute_seconds += MPI_Wtime() - c0;
     rc = cairn_checkpoint("clc_micro", i);
-    cairn_checkpoint_info info{};
+    cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
     if (rc == CAIRN_SUCCESS) rc = cairn_last_checkpoint(&info);
     if (!AllTrue(w, rc == CAIRN_SUCCESS)) {
       failed = rc != CAIRN_SUCCESS
@@ -928,33 +881,33 @@ double MeasureMemcpy(char* dst, const char* src, uint64_t bytes) {
 
 // ----------------------------------------------------------------- output --
 
-std::string JsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";  // JSON has no infinity
-  return fmt::format("{:.6g}", v);
-}
-
 void PrintJson(const Outcome& o) {
-  std::printf(
-      "{\"mode\":\"%s\",\"policy\":\"%s\",\"mb_per_rank\":%d,\"slowdown\":%s,"
-      "\"ssd_fraction\":%s,\"memory_fraction\":%s,\"skipped_fraction\":%s,"
-      "\"avg_interval_s\":%s,\"last_gap_s\":%s,\"lifetime_years\":%s,\"runtime_s\":%s,"
-      "\"baseline_s\":%s,"
-      "\"ssd_checkpoints\":%d,\"memory_checkpoints\":%d,\"skipped_checkpoints\":%d,"
-      "\"memory_gbps\":%s,\"ssd_gbps\":%s,\"ssd_tbw\":%s,\"compute_s\":%s,"
-      "\"slowdown_own\":%s,\"baseline_drift\":%s,\"device_write_mbps\":%s,"
-      "\"ranks_per_node\":%d}\n",
-      o.mode.c_str(), o.policy.c_str(), o.mb_per_rank, JsonNumber(o.slowdown).c_str(),
-      JsonNumber(static_cast<double>(o.ssd) / (o.ssd + o.memory + o.skipped)).c_str(),
-      JsonNumber(static_cast<double>(o.memory) / (o.ssd + o.memory + o.skipped)).c_str(),
-      JsonNumber(static_cast<double>(o.skipped) / (o.ssd + o.memory + o.skipped)).c_str(),
-      JsonNumber(o.avg_interval_seconds).c_str(), JsonNumber(o.last_gap_seconds).c_str(),
-      JsonNumber(o.lifetime_years).c_str(),
-      JsonNumber(o.runtime_seconds).c_str(), JsonNumber(o.baseline_seconds).c_str(), o.ssd,
-      o.memory, o.skipped, JsonNumber(o.memory_gbps).c_str(), JsonNumber(o.ssd_gbps).c_str(),
-      JsonNumber(o.ssd_tbw).c_str(), JsonNumber(o.compute_seconds).c_str(),
-      JsonNumber(o.slowdown_own).c_str(), JsonNumber(o.baseline_drift).c_str(),
-      JsonNumber(o.device_write_mbps).c_str(), o.ranks_per_node);
-  std::fflush(stdout);
+  const double total = o.ssd + o.memory + o.skipped;
+  cairn_bench::PrintJsonLine({
+      {"mode", o.mode},
+      {"policy", o.policy},
+      {"mb_per_rank", o.mb_per_rank},
+      {"slowdown", o.slowdown},
+      {"ssd_fraction", o.ssd / total},
+      {"memory_fraction", o.memory / total},
+      {"skipped_fraction", o.skipped / total},
+      {"avg_interval_s", o.avg_interval_seconds},
+      {"last_gap_s", o.last_gap_seconds},
+      {"lifetime_years", o.lifetime_years},
+      {"runtime_s", o.runtime_seconds},
+      {"baseline_s", o.baseline_seconds},
+      {"ssd_checkpoints", o.ssd},
+      {"memory_checkpoints", o.memory},
+      {"skipped_checkpoints", o.skipped},
+      {"memory_gbps", o.memory_gbps},
+      {"ssd_gbps", o.ssd_gbps},
+      {"ssd_tbw", o.ssd_tbw},
+      {"compute_s", o.compute_seconds},
+      {"slowdown_own", o.slowdown_own},
+      {"baseline_drift", o.baseline_drift},
+      {"device_write_mbps", o.device_write_mbps},
+      {"ranks_per_node", o.ranks_per_node},
+  });
 }
 
 std::string Cell(double v, const char* format) {
@@ -1317,13 +1270,7 @@ int Run(int argc, char** argv) {
   };
   FILE* err = rank == 0 ? stderr : nullptr;  // one rank speaks for all
   Options opt;
-  std::string error;
-  int parsed = ParseOptions(argc, argv, &opt, &error);
-  if (parsed != 0) {
-    if (parsed == 2 && err) std::fprintf(err, "clc_micro: %s\n", error.c_str());
-    if (rank == 0) Usage(parsed == 1 ? stdout : stderr);
-    return done(parsed == 1 ? 0 : 2);
-  }
+  if (auto exit_code = ParseOptions(argc, argv, rank == 0, &opt)) return done(*exit_code);
   ApplyModeDefaults(&opt);
   std::vector<PolicyCase> policies;
   for (const auto& name : opt.policies) {
@@ -1332,8 +1279,8 @@ int Run(int argc, char** argv) {
     if (!p || !s.ok()) {
       if (err) {
         std::fprintf(err, "clc_micro: %s\n",
-                     p ? s.ToString().c_str() : ("unknown policy '" + name + "'").c_str());
-        if (!p) Usage(err);
+                     p ? s.ToString().c_str()
+                       : ("--policies: unknown policy '" + name + "' (see --help)").c_str());
       }
       return done(2);
     }

@@ -55,6 +55,7 @@
 
 #define CAIRN_NO_MPI  // a single process: cairn_init_single
 #include "cairn/cairn.h"
+#include "bench_support.h"
 #include "codec/crc32c.h"
 #include "codec/rs_code.h"
 
@@ -103,19 +104,20 @@ struct Options {
   bool json = false;
 };
 
-bool json_out = false;
-
-void Report(const std::string& code, const std::string& op, double bytes, double seconds,
-            double baseline_seconds, const std::string& baseline) {
+void Report(const Options& o, const std::string& code, const std::string& op, double bytes,
+            double seconds, double baseline_seconds, const std::string& baseline) {
   double gbs = bytes / seconds / 1e9;
   double ratio = baseline_seconds / seconds;  // >1: faster than the baseline
-  if (json_out) {
-    std::printf(
-        "{\"bench\": \"ecc\", \"code\": \"%s\", \"op\": \"%s\", \"bytes\": %.0f, \"seconds\": "
-        "%.6f, \"gbps\": %.3f, \"baseline\": \"%s\", \"baseline_gbps\": %.3f, "
-        "\"ratio_to_baseline\": %.3f}\n",
-        code.c_str(), op.c_str(), bytes, seconds, gbs, baseline.c_str(),
-        bytes / baseline_seconds / 1e9, ratio);
+  if (o.json) {
+    cairn_bench::PrintJsonLine({{"bench", "ecc"},
+                                {"code", code},
+                                {"op", op},
+                                {"bytes", static_cast<uint64_t>(bytes)},
+                                {"seconds", seconds},
+                                {"gbps", gbs},
+                                {"baseline", baseline},
+                                {"baseline_gbps", bytes / baseline_seconds / 1e9},
+                                {"ratio_to_baseline", ratio}});
   } else {
     std::printf("%-10s %-8s %8.2f GB/s   %-14s %8.2f GB/s   ratio %.3f\n", code.c_str(),
                 op.c_str(), gbs, baseline.c_str(), bytes / baseline_seconds / 1e9, ratio);
@@ -237,15 +239,15 @@ void BenchCode(cairn::RsCodeId id, const Options& o) {
   const double rebuild_1 = rebuild(1), rebuild_m = rebuild(m);
   const double raw_1 = raw_rebuild(1), raw_m = raw_rebuild(m);
   std::string name = code.name();
-  Report(name, "encode", data_bytes, enc, raw, "ec_encode_data");
-  Report(name, "encode", data_bytes, enc, mcp, "memcpy");
-  Report(name, "check", data_bytes, check, raw, "ec_encode_data");
-  Report(name, "check", data_bytes, check, mcp, "memcpy");
-  Report(name, "correct", data_bytes, correct, mcp, "memcpy");
-  Report(name, "rebuild", data_bytes, rebuild_1, raw_1, "ec_encode_data");
-  Report(name, "rebuild", data_bytes, rebuild_1, mcp, "memcpy");
-  Report(name, "rebuild-m", data_bytes, rebuild_m, raw_m, "ec_encode_data");
-  Report(name, "rebuild-m", data_bytes, rebuild_m, mcp, "memcpy");
+  Report(o, name, "encode", data_bytes, enc, raw, "ec_encode_data");
+  Report(o, name, "encode", data_bytes, enc, mcp, "memcpy");
+  Report(o, name, "check", data_bytes, check, raw, "ec_encode_data");
+  Report(o, name, "check", data_bytes, check, mcp, "memcpy");
+  Report(o, name, "correct", data_bytes, correct, mcp, "memcpy");
+  Report(o, name, "rebuild", data_bytes, rebuild_1, raw_1, "ec_encode_data");
+  Report(o, name, "rebuild", data_bytes, rebuild_1, mcp, "memcpy");
+  Report(o, name, "rebuild-m", data_bytes, rebuild_m, raw_m, "ec_encode_data");
+  Report(o, name, "rebuild-m", data_bytes, rebuild_m, mcp, "memcpy");
 }
 
 // Where WriteEccSidecar's time goes: its stages, cumulatively, on
@@ -346,12 +348,15 @@ void BenchSidecarStages(cairn::RsCodeId id, const Options& o) {
               {"data-crc", t_data_crc},
               {"memcpy", t_memcpy}};
   for (const auto& r : rows) {
-    if (json_out) {
-      std::printf(
-          "{\"bench\": \"ecc\", \"op\": \"sidecar_stage\", \"code\": \"%s\", \"stage\": "
-          "\"%s\", \"bytes\": %.0f, \"seconds\": %.6f, \"gbps\": %.3f, "
-          "\"ratio_to_part_pass\": %.3f}\n",
-          code.name(), r.stage, bytes, r.seconds, bytes / r.seconds / 1e9, r.seconds / t_part);
+    if (o.json) {
+      cairn_bench::PrintJsonLine({{"bench", "ecc"},
+                                  {"op", "sidecar_stage"},
+                                  {"code", code.name()},
+                                  {"stage", r.stage},
+                                  {"bytes", static_cast<uint64_t>(bytes)},
+                                  {"seconds", r.seconds},
+                                  {"gbps", bytes / r.seconds / 1e9},
+                                  {"ratio_to_part_pass", r.seconds / t_part}});
     } else {
       std::printf("sidecar %-10s %-13s %8.4f s  %6.2f GB/s   time / part pass %.3f\n",
                   code.name(), r.stage, r.seconds, bytes / r.seconds / 1e9, r.seconds / t_part);
@@ -364,10 +369,13 @@ void BenchSidecarStages(cairn::RsCodeId id, const Options& o) {
 std::string WriteConfig(const std::string& root, const std::string& label, const char* ecc) {
   std::string cfg = root + "/cairn-" + label + ".toml";
   std::ofstream out(cfg);
-  out << "[general]\ndir = \"" << root << "/data-" << label
-      << "\"\nlog_level = \"error\"\n[tiers.memory]\npath = \"" << root << "/shm-" << label
-      << "/{node}\"\necc = \"" << ecc
-      << "\"\n[tiers.ssd]\nenabled = false\n[tiers.pfs]\nenabled = false\n";
+  out << cairn_bench::TomlText(toml::table{
+      {"general", toml::table{{"dir", root + "/data-" + label}, {"log_level", "error"}}},
+      {"tiers",
+       toml::table{{"memory", toml::table{{"path", root + "/shm-" + label + "/{node}"},
+                                          {"ecc", ecc}}},
+                   {"ssd", toml::table{{"enabled", false}}},
+                   {"pfs", toml::table{{"enabled", false}}}}}});
   return cfg;
 }
 
@@ -409,11 +417,14 @@ void BenchCheckpoint(const Options& o) {
   double bytes = static_cast<double>(buffer.size());
   for (int mode = 0; mode < 3; ++mode) {
     double t = Median(times[mode]);
-    if (json_out) {
-      std::printf(
-          "{\"bench\": \"ecc\", \"op\": \"memory_checkpoint\", \"ecc\": \"%s\", \"bytes\": %.0f, "
-          "\"seconds\": %.6f, \"gbps\": %.3f, \"ratio_to_none\": %.3f}\n",
-          modes[mode], bytes, t, bytes / t / 1e9, t / none);
+    if (o.json) {
+      cairn_bench::PrintJsonLine({{"bench", "ecc"},
+                                  {"op", "memory_checkpoint"},
+                                  {"ecc", modes[mode]},
+                                  {"bytes", static_cast<uint64_t>(bytes)},
+                                  {"seconds", t},
+                                  {"gbps", bytes / t / 1e9},
+                                  {"ratio_to_none", t / none}});
     } else {
       std::printf("checkpoint %-8s %8.4f s  %6.2f GB/s   time / ecc=none %.3f\n", modes[mode], t,
                   bytes / t / 1e9, t / none);
@@ -471,12 +482,15 @@ void BenchRepairRestart(const Options& o) {
     const double repaired = Time(o.reps, restart, [&] { install(damaged); scramble(); });
     (void)cairn_finalize();
     const double bytes = static_cast<double>(buffer.size());
-    if (json_out) {
-      std::printf(
-          "{\"bench\": \"ecc\", \"op\": \"memory_restart_repair\", \"ecc\": \"%s\", "
-          "\"bytes\": %.0f, \"seconds\": %.6f, \"gbps\": %.3f, \"clean_seconds\": %.6f, "
-          "\"ratio_to_clean\": %.3f}\n",
-          mode, bytes, repaired, bytes / repaired / 1e9, clean, repaired / clean);
+    if (o.json) {
+      cairn_bench::PrintJsonLine({{"bench", "ecc"},
+                                  {"op", "memory_restart_repair"},
+                                  {"ecc", mode},
+                                  {"bytes", static_cast<uint64_t>(bytes)},
+                                  {"seconds", repaired},
+                                  {"gbps", bytes / repaired / 1e9},
+                                  {"clean_seconds", clean},
+                                  {"ratio_to_clean", repaired / clean}});
     } else {
       std::printf("restart %-8s clean %8.4f s  one bad shard per stripe %8.4f s  %6.2f GB/s   "
                   "time / clean %.3f\n",
@@ -490,33 +504,21 @@ void BenchRepairRestart(const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "ecc: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--mib") {
-      o.mib = std::stoul(next());
-    } else if (a == "--ckpt-mib") {
-      o.ckpt_mib = std::stoul(next());
-    } else if (a == "--reps") {
-      o.reps = std::max(1, std::stoi(next()));
-    } else if (a == "--dir") {
-      o.dir = next();
-    } else if (a == "--json") {
-      o.json = true;
-    } else {
-      std::fprintf(stderr,
-                   "usage: ecc [--mib N (64)] [--ckpt-mib N (64)] [--reps N (5)] [--dir D "
-                   "(/dev/shm)] [--json]\n");
-      return a == "--help" ? 0 : 2;
-    }
-  }
-  json_out = o.json;
+  CLI::App app{"ecc: throughput of the memory tier's software chipkill (RS(36,32), RS(19,16)) "
+               "against raw baselines measured in the same run"};
+  app.add_option("--mib", o.mib, "MiB of data per code")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  app.add_option("--ckpt-mib", o.ckpt_mib, "MiB of the sidecar-stage, checkpoint and restart cases")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  app.add_option("--reps", o.reps, "repetitions after one warm-up; figures are their median")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--dir", o.dir, "directory of the checkpoint and restart cases' tiers")
+      ->capture_default_str();
+  app.add_flag("--json", o.json, "one JSON object per case and line");
+  if (auto exit_code = cairn_bench::ParseCommandLine(app, argc, argv)) return *exit_code;
   if (!o.json) {
     std::printf("ecc: %zu MiB per code, 4 KiB shards, checkpoint %zu MiB, median of %d\n", o.mib,
                 o.ckpt_mib, o.reps);

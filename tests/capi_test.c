@@ -1,5 +1,7 @@
 /* Tests the C API from C: bad input of every kind gets a clear error, the
- * process keeps running, and a round trip works. Single-process mode. */
+ * process keeps running, a round trip works, the last error can be asked
+ * for (CAIRN_LAST_ERROR), info structs honour their size, and
+ * cairn_delete removes one checkpoint from every tier. Single-process mode. */
 #define CAIRN_NO_MPI
 #include "cairn/cairn.h"
 
@@ -28,6 +30,13 @@ static void expect_error(int rc, int code, const char *needle, int line) {
   }
 }
 #define EXPECT_ERROR(rc, code, needle) expect_error((rc), (code), (needle), __LINE__)
+
+/* Whether a directory named `name` exists anywhere under root. */
+static int tree_has_dir(const char *root, const char *name) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "find '%s' -type d -name '%s' | grep -q .", root, name);
+  return system(cmd) == 0;
+}
 
 static void write_file(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
@@ -58,6 +67,9 @@ int main(void) {
   EXPECT_ERROR(cairn_checkpoint("x", 1), CAIRN_E_NOT_INITIALIZED, "cairn_checkpoint");
   EXPECT_ERROR(cairn_finalize(), CAIRN_E_NOT_INITIALIZED, "not initialized");
   EXPECT(cairn_restart_test("x", -1) == -1);
+  /* -1 cannot carry the cause: the thread's last error does. */
+  EXPECT(cairn_last_error() == CAIRN_E_NOT_INITIALIZED);
+  EXPECT(strstr(cairn_error_message(CAIRN_LAST_ERROR), "cairn_restart_test") != NULL);
 
   /* Bad configuration names the key and the value. */
   EXPECT_ERROR(cairn_init_single(bad_key), CAIRN_E_CONFIG, "tiers.memory.capacitee");
@@ -89,6 +101,33 @@ int main(void) {
   EXPECT_ERROR(cairn_route_file("f", path, 4), CAIRN_E_INVALID_ARGUMENT, "holds 4 bytes");
   EXPECT_ERROR(cairn_route_file("..", path, sizeof path), CAIRN_E_INVALID_ARGUMENT, "'..'");
   EXPECT_ERROR(cairn_restart("heat", 3), CAIRN_E_NOT_FOUND, "heat");
+  EXPECT_ERROR(cairn_delete(NULL), CAIRN_E_INVALID_ARGUMENT, "NULL");
+  EXPECT_ERROR(cairn_delete("../x"), CAIRN_E_INVALID_ARGUMENT, "../x");
+
+  /* cairn_restart_test's -1: an error, whose cause is the last error, and
+   * plain absence, which leaves no error (issue: -1 read as "invalid
+   * argument" by cairn_error_message(-1)). */
+  EXPECT(cairn_restart_test("bad/name", -1) == -1);
+  EXPECT(cairn_last_error() == CAIRN_E_INVALID_ARGUMENT);
+  EXPECT(strstr(cairn_error_message(CAIRN_LAST_ERROR), "bad/name") != NULL);
+  EXPECT(strstr(cairn_error_message(CAIRN_LAST_ERROR), "cairn_restart_test") != NULL);
+  EXPECT(cairn_restart_test("never-written", -1) == -1);
+  EXPECT(cairn_last_error() == CAIRN_SUCCESS);
+  EXPECT(strcmp(cairn_error_message(CAIRN_LAST_ERROR), "success") == 0);
+
+  /* Info structs: size must be set (the _INIT macro does it). */
+  cairn_checkpoint_info cinfo = CAIRN_CHECKPOINT_INFO_INIT;
+  EXPECT(cinfo.size == sizeof cinfo);
+  EXPECT_ERROR(cairn_last_checkpoint(NULL), CAIRN_E_INVALID_ARGUMENT, "NULL");
+  cinfo.size = 0;
+  EXPECT_ERROR(cairn_last_checkpoint(&cinfo), CAIRN_E_INVALID_ARGUMENT, "info->size is 0");
+  cinfo.size = sizeof(size_t);
+  EXPECT_ERROR(cairn_last_checkpoint(&cinfo), CAIRN_E_INVALID_ARGUMENT, "_INIT");
+  cairn_restart_info rinfo = CAIRN_RESTART_INFO_INIT;
+  rinfo.size = 3;
+  EXPECT_ERROR(cairn_last_restart(&rinfo), CAIRN_E_INVALID_ARGUMENT, "info->size is 3");
+  cinfo.size = sizeof cinfo;
+  EXPECT_ERROR(cairn_last_checkpoint(&cinfo), CAIRN_E_NOT_FOUND, "no checkpoint yet");
 
   /* And after all that, the library still works. */
   for (int i = 0; i < 1000; ++i) grid[i] = i * 0.25;
@@ -101,8 +140,14 @@ int main(void) {
   EXPECT(cairn_checkpoint_wait() == CAIRN_SUCCESS);
   memset(grid, 0, sizeof grid);
   step = 0;
+  EXPECT(cairn_last_checkpoint(&cinfo) == CAIRN_SUCCESS);
+  EXPECT(cinfo.size == sizeof cinfo && cinfo.version == 17 && strcmp(cinfo.tier, "memory") == 0);
   EXPECT(cairn_restart_test("heat", -1) == 17);
+  EXPECT(cairn_last_error() == CAIRN_SUCCESS);
   EXPECT(cairn_restart("heat", 17) == 17);
+  rinfo.size = sizeof rinfo;
+  EXPECT(cairn_last_restart(&rinfo) == CAIRN_SUCCESS);
+  EXPECT(rinfo.version == 17 && rinfo.requested == 17 && rinfo.ecc_shards_corrected == 0);
   EXPECT(step == 17);
   EXPECT(grid[999] == 999 * 0.25);
   EXPECT(cairn_route_file("notes.txt", path, sizeof path) == CAIRN_SUCCESS);
@@ -111,6 +156,22 @@ int main(void) {
   EXPECT(f != NULL && fgets(back, sizeof back, f) != NULL);
   if (f) fclose(f);
   EXPECT(strcmp(back, "routed file contents") == 0);
+
+  /* cairn_delete: every version of one name goes from every tier (memory,
+   * ssd, pfs: the drains have run), other names stay. */
+  EXPECT(cairn_checkpoint("heat", 18) == CAIRN_SUCCESS);
+  EXPECT(cairn_checkpoint("keep", 5) == CAIRN_SUCCESS);
+  EXPECT(cairn_checkpoint_wait() == CAIRN_SUCCESS);
+  EXPECT(tree_has_dir(dir, "heat"));
+  EXPECT(cairn_delete("heat") == CAIRN_SUCCESS);
+  EXPECT(cairn_restart_test("heat", -1) == -1);
+  EXPECT(cairn_last_error() == CAIRN_SUCCESS);
+  EXPECT(!tree_has_dir(dir, "heat"));
+  EXPECT(cairn_delete("heat") == CAIRN_SUCCESS); /* nothing left: not an error */
+  EXPECT(cairn_restart_test("keep", -1) == 5);
+  step = 0;
+  EXPECT(cairn_restart("keep", 5) == 5);
+  EXPECT(step == 17);
   EXPECT(cairn_finalize() == CAIRN_SUCCESS);
 
   /* After finalize, calls are refused again; init works again. */

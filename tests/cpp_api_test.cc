@@ -1,6 +1,6 @@
 // The C++ API over the same engine: typed regions, Status, the session's
 // lifetime, a restart round trip, the checkpoint report, durable
-// checkpoints, and cairn_should_checkpoint.
+// checkpoints, cairn_should_checkpoint, and deleting a checkpoint.
 #define CAIRN_NO_MPI
 #include "cairn/cairn.hpp"
 
@@ -20,7 +20,11 @@ TEST(CppApiTest, RoundTripAndErrors) {
   std::string dir = ::mkdtemp(tmpl);
   std::string config = dir + "/c.toml";
   FILE* f = std::fopen(config.c_str(), "w");
-  std::fprintf(f, "[general]\ndir = \"%s\"\nlog_level = \"off\"\n[tiers.memory]\npath = \"%s/shm/{node}\"\n",
+  // keep_at_finalize: the restart below reads the memory copy the first
+  // session leaves.
+  std::fprintf(f,
+               "[general]\ndir = \"%s\"\nlog_level = \"off\"\n[tiers.memory]\npath = "
+               "\"%s/shm/{node}\"\nkeep_at_finalize = true\n",
                dir.c_str(), dir.c_str());
   std::fclose(f);
   std::vector<float> field(4096);
@@ -45,8 +49,9 @@ TEST(CppApiTest, RoundTripAndErrors) {
   ASSERT_TRUE(session->Restart("field", 1, &version).ok());
   EXPECT_EQ(version, 1);
   EXPECT_EQ(restored, field);
-  cairn_restart_info info;
+  cairn_restart_info info;  // LastRestart sets its size
   ASSERT_TRUE(session->LastRestart(&info).ok());
+  EXPECT_EQ(info.size, sizeof info);
   EXPECT_EQ(info.version, 1);
   EXPECT_EQ(info.newest, 1);
   EXPECT_EQ(info.rollback_versions, 0);
@@ -134,6 +139,48 @@ TEST(CppApiTest, ShouldCheckpointFollowsTheInterval) {
   // one-day MTBF is minutes at least (Young: sqrt(2 T_C MTBF)).
   ASSERT_TRUE(session->ShouldCheckpoint(&due).ok());
   EXPECT_FALSE(due);
+  EXPECT_TRUE(session->Finalize().ok());
+}
+
+// Directories named `name` anywhere under root (a tier's <name>/ level).
+int DirsNamed(const std::string& root, const std::string& name) {
+  int found = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    found += entry.is_directory() && entry.path().filename() == name;
+  }
+  return found;
+}
+
+TEST(CppApiTest, DeleteRemovesOneNameFromEveryTier) {
+  Scratch scratch("[tiers.memory]\npath = \"{dir}/shm/{node}\"\n");
+  std::vector<int> a(3000, 1), b(3000, 2);
+  cairn::Status status;
+  auto session = cairn::Session::InitSingle(scratch.config, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(session->Protect(0, a).ok());
+  ASSERT_TRUE(session->Protect(1, b).ok());
+  for (int v = 1; v <= 3; ++v) ASSERT_TRUE(session->Checkpoint("a", v).ok());
+  ASSERT_TRUE(session->Checkpoint("b", 7).ok());
+  ASSERT_TRUE(session->Wait().ok());
+  EXPECT_EQ(DirsNamed(scratch.dir, "a"), 3) << "memory, ssd and pfs hold 'a'";
+
+  ASSERT_TRUE(session->Delete("a").ok());
+  EXPECT_EQ(session->RestartTest("a"), -1);
+  EXPECT_TRUE(cairn::LastError().ok()) << "none left is not an error";
+  EXPECT_EQ(DirsNamed(scratch.dir, "a"), 0);
+  EXPECT_TRUE(session->Delete("a").ok()) << "deleting is idempotent";
+  cairn::Status bad = session->Delete("a/b");
+  EXPECT_EQ(bad.code(), CAIRN_E_INVALID_ARGUMENT);
+  EXPECT_NE(bad.message().find("a/b"), std::string::npos);
+
+  // The other name survives, and checkpoints of the deleted one start again.
+  std::fill(b.begin(), b.end(), 0);
+  EXPECT_EQ(session->RestartTest("b"), 7);
+  int restored = -1;
+  ASSERT_TRUE(session->Restart("b", 7, &restored).ok());
+  EXPECT_EQ(b, std::vector<int>(3000, 2));
+  ASSERT_TRUE(session->Checkpoint("a", 1).ok());
+  EXPECT_EQ(session->RestartTest("a"), 1);
   EXPECT_TRUE(session->Finalize().ok());
 }
 

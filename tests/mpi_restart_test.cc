@@ -173,7 +173,7 @@ TEST_F(MpiRestartTest, DamagedNewestMemoryCopyWithoutSsdCopyRollsBackOneVersion)
     fs::remove_all(VersionDir("pfs", 0, 2));
   }
   if (Rank() == Size() - 1) FlipBit("memory", Rank(), 2);
-  cairn_restart_info info;
+  cairn_restart_info info = CAIRN_RESTART_INFO_INIT;
   EXPECT_EQ(Restore(&info), 1);
   EXPECT_EQ(info.version, 1);
   EXPECT_STREQ(info.tier, "memory");
@@ -188,7 +188,7 @@ TEST_F(MpiRestartTest, DamagedNewestMemoryCopyWithoutSsdCopyRollsBackOneVersion)
 TEST_F(MpiRestartTest, DamagedNewestMemoryCopyWithSsdCopyDoesNotRollBack) {
   WriteVersions(2);
   if (Rank() == Size() - 1) FlipBit("memory", Rank(), 2);
-  cairn_restart_info info;
+  cairn_restart_info info = CAIRN_RESTART_INFO_INIT;
   EXPECT_EQ(Restore(&info), 2);
   EXPECT_EQ(info.version, 2);
   EXPECT_STREQ(info.tier, Rank() == Size() - 1 ? "ssd" : "memory");

@@ -225,7 +225,7 @@ int main(int argc, char **argv) {
       snprintf(why, sizeof why, "restored version %d holds step counter %d", restored, step);
       Die("cairn_restart", why);
     }
-    cairn_restart_info info;
+    cairn_restart_info info = CAIRN_RESTART_INFO_INIT;
     CAIRN_CHECK(cairn_last_restart(&info));
     if (g_rank == 0) {
       if (restored != latest) {

@@ -1,19 +1,49 @@
 /*
  * cairn.h — the C API of Cairn, a multi-level checkpoint/restart runtime for
- * MPI applications.
+ * MPI applications. docs/api.md states the rules below at more length.
  *
- * Conventions (hold for every function below):
- *  - Every call returns CAIRN_SUCCESS (0) or a negative CAIRN_E_* code. The
- *    values of the codes are pinned and never change meaning.
- *  - cairn_error_message(code) returns a readable sentence naming the cause
- *    (file, key, rank) of the last error this thread saw, or a generic text
- *    for the code. The library never calls exit, abort or MPI_Abort.
+ * Errors:
+ *  - Every call returns CAIRN_SUCCESS (0) or a negative CAIRN_E_* code (the
+ *    exceptions, cairn_restart_test and cairn_should_checkpoint, say what they
+ *    return). The values of the codes are pinned and never change meaning.
+ *  - Every call first clears this thread's last error, then records the one
+ *    it fails with: cairn_last_error() is its code (CAIRN_SUCCESS if the last
+ *    call succeeded) and cairn_error_message(CAIRN_LAST_ERROR) its message, a
+ *    readable sentence naming the cause (file, key, rank). Use them where a
+ *    call's return value cannot carry the code (cairn_restart_test's -1).
+ *  - The pointer cairn_error_message returns is never NULL and stays valid
+ *    until the next Cairn call on the same thread, other than
+ *    cairn_error_message, cairn_last_error and cairn_version; copy the text
+ *    to keep it longer.
+ *  - The library never calls exit, abort or MPI_Abort, and no C++ exception
+ *    leaves it: a failure inside Cairn returns CAIRN_E_INTERNAL (or
+ *    CAIRN_E_NO_SPACE when memory ran out) with a message.
+ *
+ * ABI (an application built against this header keeps working with every
+ * later libcairn.so of the same major version, CAIRN_VERSION_MAJOR):
+ *  - Functions and codes are only added, never changed or removed.
+ *  - Every struct the library fills starts with `size_t size`, which the
+ *    caller sets to sizeof the struct as its header declares it, with the
+ *    struct's *_INIT macro:
+ *        cairn_restart_info info = CAIRN_RESTART_INFO_INIT;
+ *    New fields are only appended. The library writes only the fields that
+ *    lie whole within `size` bytes and leaves the rest of the caller's
+ *    struct as it was (the _INIT macro zeroes it), so an older caller never
+ *    sees a byte written past its struct, and a newer caller on an older
+ *    library finds zeros in the fields that library does not know. A `size`
+ *    of 0, or one too small for the first field after it, is
+ *    CAIRN_E_INVALID_ARGUMENT.
+ *
+ * Threads:
+ *  - One Cairn instance per process. Calls take a process-wide lock, so
+ *    calls from several threads do not corrupt it, but a collective call
+ *    blocks the others until every rank has made it. The error state of
+ *    the rules above is per thread. The background drain runs on a thread
+ *    of Cairn's own.
  *  - Calls marked "collective" must be made by every rank of the
  *    communicator given to cairn_init, in the same order, with the same
- *    name and version arguments.
- *  - One Cairn instance per process. The functions are not meant to be
- *    called concurrently from several threads; the background flush runs on
- *    a thread of Cairn's own.
+ *    name and version arguments, from a thread MPI allows to communicate
+ *    (the main thread under MPI_THREAD_FUNNELED).
  *
  * Define CAIRN_NO_MPI before including this header to use Cairn without
  * <mpi.h> (cairn_init is then not declared; use cairn_init_single).
@@ -21,6 +51,7 @@
 #ifndef CAIRN_CAIRN_H_
 #define CAIRN_CAIRN_H_
 
+#include <limits.h>
 #include <stddef.h>
 
 #ifndef CAIRN_NO_MPI
@@ -55,6 +86,10 @@ typedef enum cairn_status {
   CAIRN_E_INTERNAL = -11,        /* a bug in Cairn: please report it */
   CAIRN_E_UNSUPPORTED = -12      /* feature not available on this system */
 } cairn_status;
+
+/* Not a status: the code to pass to cairn_error_message for this thread's
+ * last error, whatever its code. */
+#define CAIRN_LAST_ERROR INT_MIN
 
 /* Version of the library actually linked (compare with CAIRN_VERSION_NUMBER). */
 CAIRN_EXPORT int cairn_version(void);
@@ -94,8 +129,10 @@ CAIRN_EXPORT int cairn_checkpoint(const char *name, int version);
  * CAIRN_E_INVALID_ARGUMENT. */
 CAIRN_EXPORT int cairn_checkpoint_flags(const char *name, int version, unsigned flags);
 
-/* What the last successful cairn_checkpoint / cairn_checkpoint_flags did. */
+/* What the last successful cairn_checkpoint / cairn_checkpoint_flags did.
+ * Initialize with CAIRN_CHECKPOINT_INFO_INIT (ABI rule, top of this file). */
 typedef struct cairn_checkpoint_info {
+  size_t size;              /* set by the caller: sizeof(cairn_checkpoint_info) */
   int version;              /* the version argument */
   int number;               /* checkpoint call number since cairn_init, from 1 */
   int skipped;              /* 1: the placement controller skipped this version:
@@ -109,7 +146,11 @@ typedef struct cairn_checkpoint_info {
   char reason[512];         /* one readable line: placement and why (truncated) */
 } cairn_checkpoint_info;
 
-/* Fills *info. CAIRN_E_NOT_FOUND before the first successful checkpoint. */
+#define CAIRN_CHECKPOINT_INFO_INIT {sizeof(cairn_checkpoint_info)}
+
+/* Fills the fields of *info that lie within info->size bytes.
+ * CAIRN_E_NOT_FOUND before the first successful checkpoint;
+ * CAIRN_E_INVALID_ARGUMENT if info is NULL or info->size too small. */
 CAIRN_EXPORT int cairn_last_checkpoint(cairn_checkpoint_info *info);
 
 /* Collective. 1 when a checkpoint is due by [placement] interval, else 0
@@ -127,7 +168,9 @@ CAIRN_EXPORT int cairn_checkpoint_wait(void);
 /* Collective. The newest version <= max_version (max_version < 0: any) of
  * checkpoint `name` that every rank can recover from some tier, or -1 when
  * there is none. A negative error code (< -1) is never returned here: errors
- * are reported as "none", with the cause in cairn_error_message. */
+ * are reported as "none"; then cairn_last_error() is the error's code and
+ * cairn_error_message(CAIRN_LAST_ERROR) its cause, while a plain "none"
+ * leaves cairn_last_error() == CAIRN_SUCCESS. */
 CAIRN_EXPORT int cairn_restart_test(const char *name, int max_version);
 
 /* Collective. Restores every protected region (and routed file) from version
@@ -140,8 +183,10 @@ CAIRN_EXPORT int cairn_restart(const char *name, int version);
 
 /* What the last successful cairn_restart of this process did. The
  * rollback distance (paper §3.4: the memory copy first, then an older SSD
- * copy) is the same on every rank. */
+ * copy) is the same on every rank. Initialize with CAIRN_RESTART_INFO_INIT
+ * (ABI rule, top of this file). */
 typedef struct cairn_restart_info {
+  size_t size;              /* set by the caller: sizeof(cairn_restart_info) */
   int requested;            /* the version argument */
   int version;              /* the version restored */
   int newest;               /* newest version any rank has any copy of, complete or not */
@@ -155,7 +200,11 @@ typedef struct cairn_restart_info {
                                               from its ECC sidecar (tiers.memory.ecc) */
 } cairn_restart_info;
 
-/* Fills *info. CAIRN_E_NOT_FOUND before the first successful restart. */
+#define CAIRN_RESTART_INFO_INIT {sizeof(cairn_restart_info)}
+
+/* Fills the fields of *info that lie within info->size bytes.
+ * CAIRN_E_NOT_FOUND before the first successful restart;
+ * CAIRN_E_INVALID_ARGUMENT if info is NULL or info->size too small. */
 CAIRN_EXPORT int cairn_last_restart(cairn_restart_info *info);
 
 /* File mode: writes into path_out (capacity len) the path where this rank
@@ -163,12 +212,25 @@ CAIRN_EXPORT int cairn_last_restart(cairn_restart_info *info);
  * Files written there become part of the next checkpoint. */
 CAIRN_EXPORT int cairn_route_file(const char *logical, char *path_out, size_t len);
 
+/* Collective. Removes every version of checkpoint `name` from every tier of
+ * this job (memory, ssd, pfs), after waiting for the background drains:
+ * afterwards cairn_restart_test(name, -1) returns -1 and the tiers' storage
+ * holds nothing of `name`. Other checkpoints are untouched. A name with no
+ * stored version is not an error (CAIRN_SUCCESS: deleting is idempotent). */
+CAIRN_EXPORT int cairn_delete(const char *name);
+
 /* Waits for background work, releases every resource. Collective. */
 CAIRN_EXPORT int cairn_finalize(void);
 
-/* Readable text for code; for the code of this thread's last error, the
- * detailed message of that error. Never NULL. */
+/* Readable text for code. For CAIRN_LAST_ERROR, or for the code of this
+ * thread's last error, the detailed message of that error (for
+ * CAIRN_LAST_ERROR after a successful call: the text of CAIRN_SUCCESS).
+ * Never NULL; valid until the next Cairn call on this thread (see top). */
 CAIRN_EXPORT const char *cairn_error_message(int code);
+
+/* The code of this thread's last error: CAIRN_SUCCESS if the last Cairn call
+ * on this thread succeeded. */
+CAIRN_EXPORT int cairn_last_error(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -18,6 +18,8 @@ namespace cairn {
 inline namespace v1 {
 
 // The outcome of a call: code() is a cairn_status; message() names the cause.
+// Built right after the C call it reports on, so that the message is that
+// call's (cairn.h: error rules).
 class [[nodiscard]] Status {
  public:
   Status() = default;
@@ -32,6 +34,11 @@ class [[nodiscard]] Status {
   int code_ = CAIRN_SUCCESS;
   std::string message_;
 };
+
+// This thread's last error (cairn_last_error, CAIRN_LAST_ERROR): ok if the
+// last Cairn call succeeded. For calls whose result is not a Status, such as
+// Session::RestartTest's -1.
+inline Status LastError() { return Status(cairn_last_error()); }
 
 // One Cairn instance for this process. Create with Session::Init; the
 // destructor calls cairn_finalize (collective) if Finalize was not called.
@@ -72,7 +79,9 @@ class Session {
                                          durable ? CAIRN_CHECKPOINT_DURABLE : 0u));
   }
   // What the last successful Checkpoint did (skipped, tier, rule, time).
+  // Sets info->size itself (cairn.h: ABI rules).
   Status LastCheckpoint(cairn_checkpoint_info* info) const {
+    *info = cairn_checkpoint_info CAIRN_CHECKPOINT_INFO_INIT;
     return Status(cairn_last_checkpoint(info));
   }
   Status Wait() { return Status(cairn_checkpoint_wait()); }
@@ -85,7 +94,8 @@ class Session {
     }
     return Status(rc);
   }
-  // Newest version every rank can recover, or -1.
+  // Newest version every rank can recover, or -1: then LastError() says
+  // whether an error (and which) or plain absence was the reason.
   int RestartTest(const std::string& name, int max_version = -1) {
     return cairn_restart_test(name.c_str(), max_version);
   }
@@ -100,7 +110,13 @@ class Session {
     return Status(rc);
   }
   // What the last successful Restart did (tier, rollback distance).
-  Status LastRestart(cairn_restart_info* info) const { return Status(cairn_last_restart(info)); }
+  // Sets info->size itself (cairn.h: ABI rules).
+  Status LastRestart(cairn_restart_info* info) const {
+    *info = cairn_restart_info CAIRN_RESTART_INFO_INIT;
+    return Status(cairn_last_restart(info));
+  }
+  // Collective: removes every version of name from every tier (cairn_delete).
+  Status Delete(const std::string& name) { return Status(cairn_delete(name.c_str())); }
   Status RouteFile(const std::string& logical, std::string* path) {
     std::vector<char> buffer(4096);
     int rc = cairn_route_file(logical.c_str(), buffer.data(), buffer.size());

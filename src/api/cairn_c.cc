@@ -1,14 +1,19 @@
 // The C API: a process-wide Engine behind the functions of cairn.h. The one
 // piece of global state in Cairn lives here, because the C API has no handle
 // (its shape is fixed by DESIGN.md); everything below takes it explicitly.
+// The rules this file keeps (errors, struct sizes, no exception crossing)
+// are stated at the top of cairn.h and in docs/api.md.
 #include "cairn/cairn.h"
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 
+#include "api/entry_hook.h"
 #include "base/config.h"
 #include "base/status.h"
 #include "comm/mpi_comm.h"
@@ -30,6 +35,8 @@ static_assert(CAIRN_E_MISMATCH == static_cast<int>(Code::kMismatch));
 static_assert(CAIRN_E_COMM == static_cast<int>(Code::kComm));
 static_assert(CAIRN_E_INTERNAL == static_cast<int>(Code::kInternal));
 static_assert(CAIRN_E_UNSUPPORTED == static_cast<int>(Code::kUnsupported));
+// CAIRN_LAST_ERROR must never be mistaken for a status.
+static_assert(CAIRN_LAST_ERROR < CAIRN_E_UNSUPPORTED - 1000);
 
 struct Instance {
   std::mutex mu;
@@ -42,6 +49,8 @@ Instance& TheInstance() {
   return *instance;
 }
 
+// This thread's last error (cairn_last_error, CAIRN_LAST_ERROR): cleared
+// when an entry point starts, set when it fails.
 thread_local int t_last_code = CAIRN_SUCCESS;
 thread_local std::string t_last_message;
 
@@ -51,9 +60,62 @@ int Report(const Status& s) {
   return t_last_code;
 }
 
+// Report for the catch clauses of Guarded: must not throw again, so when
+// even the message cannot be allocated, the code's generic text stands in.
+int ReportCaught(Code code, const char* call, const char* what, const char* detail) noexcept {
+  t_last_code = static_cast<int>(code);
+  try {
+    t_last_message = fmt::format("{}: {}{}", call, what, detail);
+  } catch (...) {
+    t_last_message.clear();
+  }
+  return t_last_code;
+}
+
+// Runs the body of an extern "C" entry point: clears this thread's last
+// error first, and turns any exception into an error code, because an
+// exception unwinding into a C, Fortran or Python caller terminates the
+// process (and a rank that dies alone hangs the others in MPI).
+template <typename Body>
+int Guarded(const char* call, Body&& body) noexcept {
+  t_last_code = CAIRN_SUCCESS;
+  t_last_message.clear();
+  constexpr const char* kBug = "internal error (an exception; please report it): ";
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return ReportCaught(Code::kNoSpace, call, "out of memory (std::bad_alloc)", "");
+  } catch (const std::exception& e) {
+    return ReportCaught(Code::kInternal, call, kBug, e.what());
+  } catch (...) {
+    return ReportCaught(Code::kInternal, call, kBug, "of unknown type");
+  }
+}
+
 Status NotInitialized(const char* call) {
   return Error(Code::kNotInitialized, "{}: Cairn is not initialized (call cairn_init first)",
                call);
+}
+
+Status NullArgument(const char* call, const char* what) {
+  return Error(Code::kInvalidArgument, "{}: {} is NULL", call, what);
+}
+
+int Finish(const char* call, const Status& s) {
+  return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate(call));
+}
+
+// The entry points that need an engine: Guarded, under the instance lock,
+// refused before cairn_init. fn(engine, instance) returns the call's int.
+template <typename Fn>
+int WithEngine(const char* call, Fn&& fn) {
+  return Guarded(call, [&]() -> int {
+    Instance& inst = TheInstance();
+    std::lock_guard<std::mutex> lock(inst.mu);
+    if (!inst.engine) return Report(NotInitialized(call));
+    api::OnEngineEntry(call);
+    return fn(*inst.engine, inst);
+  });
 }
 
 // Copies text into a fixed char array, truncated and always terminated.
@@ -64,6 +126,76 @@ void CopyText(const std::string& text, char (&out)[N]) {
   out[n] = '\0';
 }
 
+// Fills a caller's struct by the ABI rule of cairn.h: only fields that lie
+// whole within the caller's `size` are written, so a caller built against
+// an older, shorter struct never has a byte written past its end.
+template <typename Struct>
+class SizedStructWriter {
+ public:
+  // kInvalidArgument unless out can hold `size` and the first field after it.
+  template <typename First>
+  static Result<SizedStructWriter> Open(const char* call, Struct* out, First Struct::*first) {
+    if (out == nullptr) return NullArgument(call, "info");
+    SizedStructWriter writer(out);
+    size_t least = writer.EndOf(first);
+    if (out->size < least) {
+      return Error(Code::kInvalidArgument,
+                   "{}: info->size is {}, at least {} needed (initialize the struct with its "
+                   "_INIT macro)",
+                   call, out->size, least);
+    }
+    return writer;
+  }
+
+  template <typename Field, typename Value>
+  void Set(Field Struct::*field, const Value& value) {
+    if (EndOf(field) <= out_->size) out_->*field = static_cast<Field>(value);
+  }
+  template <size_t N>
+  void SetText(char (Struct::*field)[N], const std::string& text) {
+    if (EndOf(field) <= out_->size) CopyText(text, out_->*field);
+  }
+
+ private:
+  explicit SizedStructWriter(Struct* out) : out_(out) {}
+  template <typename Field>
+  size_t EndOf(Field Struct::*field) const {
+    auto offset = reinterpret_cast<const char*>(&(out_->*field)) -
+                  reinterpret_cast<const char*>(out_);
+    return static_cast<size_t>(offset) + sizeof(Field);
+  }
+
+  Struct* out_;
+};
+
+void FillCheckpointInfo(const CheckpointReport& r, SizedStructWriter<cairn_checkpoint_info>& w) {
+  using Info = cairn_checkpoint_info;
+  bool skipped = r.placement == Placement::kSkip;
+  w.Set(&Info::version, r.version);
+  w.Set(&Info::number, r.number);
+  w.Set(&Info::skipped, skipped ? 1 : 0);
+  w.Set(&Info::forced, r.forced ? 1 : 0);
+  w.SetText(&Info::tier, skipped ? "" : TierKindName(r.tier));
+  w.SetText(&Info::rule, ClcRuleName(r.rule));
+  w.Set(&Info::seconds, r.seconds);
+  w.Set(&Info::bytes, r.bytes);
+  w.SetText(&Info::reason, r.reason);
+}
+
+void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_info>& w) {
+  using Info = cairn_restart_info;
+  w.Set(&Info::requested, r.requested);
+  w.Set(&Info::version, r.version);
+  w.Set(&Info::newest, r.newest);
+  w.Set(&Info::rollback_versions, r.rollback_versions);
+  w.Set(&Info::rollback_seconds, r.rollback_seconds);
+  w.Set(&Info::versions_failed, r.versions_failed);
+  w.SetText(&Info::tier, r.tier);
+  w.Set(&Info::bytes, r.bytes);
+  w.Set(&Info::seconds, r.seconds);
+  w.Set(&Info::ecc_shards_corrected, r.ecc_shards_corrected);
+}
+
 Result<Config> LoadProcessConfig(const char* config_path) {
   return LoadConfig(config_path, ProcessEnvLookup(), ProcessEnvNames(),
                     [](const std::string& path, uint64_t max_bytes) {
@@ -71,84 +203,83 @@ Result<Config> LoadProcessConfig(const char* config_path) {
                     });
 }
 
-// Runs fn(engine) under the lock, or reports that there is no engine.
-template <typename Fn>
-int WithEngine(const char* call, Fn fn) {
-  Instance& inst = TheInstance();
-  std::lock_guard<std::mutex> lock(inst.mu);
-  if (!inst.engine) return Report(NotInitialized(call));
-  return fn(*inst.engine);
-}
-
-int Checkpoint(const char* call, const char* name, int version, unsigned flags) {
-  if (name == nullptr) return Report(Error(Code::kInvalidArgument, "{}: name is NULL", call));
-  if ((flags & ~CAIRN_CHECKPOINT_DURABLE) != 0) {
-    return Report(Error(Code::kInvalidArgument, "{}: unknown flag bits {:#x}", call,
-                        flags & ~CAIRN_CHECKPOINT_DURABLE));
-  }
-  return WithEngine(call, [&](Engine& e) {
-    Status s = e.Checkpoint(name, version, (flags & CAIRN_CHECKPOINT_DURABLE) != 0);
-    return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate(call));
+// cairn_init and cairn_init_single: `make_comm` builds this process's
+// communicator from the loaded configuration.
+template <typename MakeComm>
+int Init(const char* call, const char* config_path, MakeComm&& make_comm) {
+  return Guarded(call, [&]() -> int {
+    Instance& inst = TheInstance();
+    std::lock_guard<std::mutex> lock(inst.mu);
+    if (inst.engine) {
+      return Report(Error(Code::kAlreadyInitialized, "{}: Cairn is already initialized", call));
+    }
+    Result<Config> config = LoadProcessConfig(config_path);
+    // Every rank builds the communicator the same way, good config or not.
+    Result<std::unique_ptr<Comm>> comm = make_comm(config);
+    if (!comm.ok()) return Report(comm.status());
+    // The configuration is read by each rank; all must agree that it is
+    // good before any rank goes on, or the others would wait in a collective.
+    Status agreed = (*comm)->Agree(config.status());
+    if (!agreed.ok()) return Report(agreed);
+    api::OnEngineEntry(call);
+    auto engine = Engine::Create(std::move(comm).value(), *config, PosixEnv(), Clock::Real());
+    if (!engine.ok()) return Report(engine.status());
+    inst.engine = std::move(engine).value();
+    return static_cast<int>(CAIRN_SUCCESS);
   });
 }
 
-int Init(Result<Config> config, Result<std::unique_ptr<Comm>> comm) {
-  Instance& inst = TheInstance();
-  if (!comm.ok()) return Report(comm.status());
-  // The configuration is read by each rank; all must agree that it is good
-  // before any rank goes on, or the others would wait in a collective.
-  Status agreed = (*comm)->Agree(config.status());
-  if (!agreed.ok()) return Report(agreed);
-  auto engine = Engine::Create(std::move(comm).value(), *config, PosixEnv(), Clock::Real());
-  if (!engine.ok()) return Report(engine.status());
-  inst.engine = std::move(engine).value();
-  return CAIRN_SUCCESS;
+int Checkpoint(const char* call, const char* name, int version, unsigned flags) {
+  return WithEngine(call, [&](Engine& e, Instance&) {
+    if (name == nullptr) return Report(NullArgument(call, "name"));
+    if ((flags & ~CAIRN_CHECKPOINT_DURABLE) != 0) {
+      return Report(Error(Code::kInvalidArgument, "{}: unknown flag bits {:#x}", call,
+                          flags & ~CAIRN_CHECKPOINT_DURABLE));
+    }
+    return Finish(call, e.Checkpoint(name, version, (flags & CAIRN_CHECKPOINT_DURABLE) != 0));
+  });
 }
 
 }  // namespace
 }  // namespace cairn
 
-using cairn::Code;
+using cairn::Engine;
 using cairn::Error;
+using cairn::Finish;
+using cairn::Instance;
+using cairn::NullArgument;
 using cairn::Report;
-using cairn::Status;
+using cairn::WithEngine;
 
 extern "C" {
 
+// cairn_version, cairn_error_message and cairn_last_error are not Guarded:
+// they must leave this thread's last error as it is (that is what they
+// read), and none of them allocates or can throw.
 int cairn_version(void) { return CAIRN_VERSION_NUMBER; }
 
 int cairn_init(MPI_Comm comm, const char* config_path) {
-  cairn::Instance& inst = cairn::TheInstance();
-  std::lock_guard<std::mutex> lock(inst.mu);
-  if (inst.engine) {
-    return Report(Error(Code::kAlreadyInitialized, "cairn_init: Cairn is already initialized"));
-  }
-  auto config = cairn::LoadProcessConfig(config_path);
-  // Every rank builds the communicator the same way, good config or not.
-  auto mpi = cairn::NewMpiComm(comm, config.ok() ? config->ranks_per_node : 0);
-  return cairn::Init(std::move(config), std::move(mpi));
+  return cairn::Init("cairn_init", config_path, [&](const cairn::Result<cairn::Config>& config) {
+    return cairn::NewMpiComm(comm, config.ok() ? config->ranks_per_node : 0);
+  });
 }
 
 int cairn_init_single(const char* config_path) {
-  cairn::Instance& inst = cairn::TheInstance();
-  std::lock_guard<std::mutex> lock(inst.mu);
-  if (inst.engine) {
-    return Report(Error(Code::kAlreadyInitialized, "cairn_init_single: Cairn is already initialized"));
-  }
-  return cairn::Init(cairn::LoadProcessConfig(config_path), cairn::NewSingleComm());
+  return cairn::Init("cairn_init_single", config_path,
+                     [](const cairn::Result<cairn::Config>&) -> cairn::Result<std::unique_ptr<cairn::Comm>> {
+                       return cairn::NewSingleComm();
+                     });
 }
 
 int cairn_protect(int id, void* ptr, size_t count, size_t elem_size) {
-  return cairn::WithEngine("cairn_protect", [&](cairn::Engine& e) {
-    Status s = e.Protect(id, ptr, count, elem_size);
-    return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate("cairn_protect"));
+  return WithEngine("cairn_protect", [&](Engine& e, Instance&) {
+    return Finish("cairn_protect", e.Protect(id, ptr, count, elem_size));
   });
 }
 
 int cairn_unprotect(int id) {
-  return cairn::WithEngine("cairn_unprotect", [&](cairn::Engine& e) {
-    Status s = e.Unprotect(id);
-    return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate("cairn_unprotect"));
+  return WithEngine("cairn_unprotect", [&](Engine& e, Instance&) {
+    return Finish("cairn_unprotect", e.Unprotect(id));
   });
 }
 
@@ -161,30 +292,21 @@ int cairn_checkpoint_flags(const char* name, int version, unsigned flags) {
 }
 
 int cairn_last_checkpoint(cairn_checkpoint_info* info) {
-  if (info == nullptr) {
-    return Report(Error(Code::kInvalidArgument, "cairn_last_checkpoint: info is NULL"));
-  }
-  return cairn::WithEngine("cairn_last_checkpoint", [&](cairn::Engine& e) {
-    const cairn::CheckpointReport& r = e.last_checkpoint();
-    if (r.version < 0) {
-      return Report(Error(Code::kNotFound, "cairn_last_checkpoint: no checkpoint yet"));
+  const char* call = "cairn_last_checkpoint";
+  return WithEngine(call, [&](Engine& e, Instance&) {
+    auto writer = cairn::SizedStructWriter<cairn_checkpoint_info>::Open(
+        call, info, &cairn_checkpoint_info::version);
+    if (!writer.ok()) return Report(writer.status());
+    if (e.last_checkpoint().version < 0) {
+      return Report(Error(cairn::Code::kNotFound, "{}: no checkpoint yet", call));
     }
-    *info = cairn_checkpoint_info{};
-    info->version = static_cast<int>(r.version);
-    info->number = static_cast<int>(r.number);
-    info->skipped = r.placement == cairn::Placement::kSkip;
-    info->forced = r.forced;
-    cairn::CopyText(info->skipped ? "" : cairn::TierKindName(r.tier), info->tier);
-    cairn::CopyText(cairn::ClcRuleName(r.rule), info->rule);
-    info->seconds = r.seconds;
-    info->bytes = r.bytes;
-    cairn::CopyText(r.reason, info->reason);
+    cairn::FillCheckpointInfo(e.last_checkpoint(), *writer);
     return static_cast<int>(CAIRN_SUCCESS);
   });
 }
 
 int cairn_should_checkpoint(void) {
-  return cairn::WithEngine("cairn_should_checkpoint", [&](cairn::Engine& e) {
+  return WithEngine("cairn_should_checkpoint", [&](Engine& e, Instance&) {
     auto due = e.ShouldCheckpoint();
     if (!due.ok()) return Report(due.status().Annotate("cairn_should_checkpoint"));
     return *due ? 1 : 0;
@@ -192,71 +314,55 @@ int cairn_should_checkpoint(void) {
 }
 
 int cairn_checkpoint_wait(void) {
-  return cairn::WithEngine("cairn_checkpoint_wait", [&](cairn::Engine& e) {
-    Status s = e.Wait();
-    return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate("cairn_checkpoint_wait"));
+  return WithEngine("cairn_checkpoint_wait", [&](Engine& e, Instance&) {
+    return Finish("cairn_checkpoint_wait", e.Wait());
   });
 }
 
 int cairn_restart_test(const char* name, int max_version) {
-  if (name == nullptr) {
-    Report(Error(Code::kInvalidArgument, "cairn_restart_test: name is NULL"));
-    return -1;
-  }
-  int rc = cairn::WithEngine("cairn_restart_test", [&](cairn::Engine& e) {
+  int rc = WithEngine("cairn_restart_test", [&](Engine& e, Instance&) {
+    if (name == nullptr) return Report(NullArgument("cairn_restart_test", "name"));
     auto v = e.RestartTest(name, max_version);
-    if (!v.ok()) {
-      Report(v.status().Annotate("cairn_restart_test"));
-      return -1;
-    }
+    if (!v.ok()) return Report(v.status().Annotate("cairn_restart_test"));
     return static_cast<int>(*v);
   });
+  // Only "none" is returned here; the error, if any, stays in the thread's
+  // last error (cairn_last_error, CAIRN_LAST_ERROR).
   return rc < -1 ? -1 : rc;
 }
 
 int cairn_restart(const char* name, int version) {
-  if (name == nullptr) return Report(Error(Code::kInvalidArgument, "cairn_restart: name is NULL"));
-  return cairn::WithEngine("cairn_restart", [&](cairn::Engine& e) {
+  return WithEngine("cairn_restart", [&](Engine& e, Instance& inst) {
+    if (name == nullptr) return Report(NullArgument("cairn_restart", "name"));
     auto report = e.Restart(name, version);
     if (!report.ok()) return Report(report.status().Annotate("cairn_restart"));
-    cairn::TheInstance().restarted = *report;  // WithEngine holds the lock
+    inst.restarted = *report;
     return static_cast<int>(report->version);
   });
 }
 
 int cairn_last_restart(cairn_restart_info* info) {
-  if (info == nullptr) {
-    return Report(Error(Code::kInvalidArgument, "cairn_last_restart: info is NULL"));
-  }
-  return cairn::WithEngine("cairn_last_restart", [&](cairn::Engine&) {
-    const auto& r = cairn::TheInstance().restarted;
-    if (!r) return Report(Error(Code::kNotFound, "cairn_last_restart: no restart yet"));
-    *info = cairn_restart_info{};
-    info->requested = static_cast<int>(r->requested);
-    info->version = static_cast<int>(r->version);
-    info->newest = static_cast<int>(r->newest);
-    info->rollback_versions = static_cast<int>(r->rollback_versions);
-    info->rollback_seconds = r->rollback_seconds;
-    info->versions_failed = r->versions_failed;
-    cairn::CopyText(r->tier, info->tier);
-    info->bytes = r->bytes;
-    info->seconds = r->seconds;
-    info->ecc_shards_corrected = r->ecc_shards_corrected;
+  const char* call = "cairn_last_restart";
+  return WithEngine(call, [&](Engine&, Instance& inst) {
+    auto writer = cairn::SizedStructWriter<cairn_restart_info>::Open(
+        call, info, &cairn_restart_info::requested);
+    if (!writer.ok()) return Report(writer.status());
+    if (!inst.restarted) return Report(Error(cairn::Code::kNotFound, "{}: no restart yet", call));
+    cairn::FillRestartInfo(*inst.restarted, *writer);
     return static_cast<int>(CAIRN_SUCCESS);
   });
 }
 
 int cairn_route_file(const char* logical, char* path_out, size_t len) {
-  if (logical == nullptr || path_out == nullptr) {
-    return Report(Error(Code::kInvalidArgument, "cairn_route_file: {} is NULL",
-                        logical == nullptr ? "logical name" : "path_out"));
-  }
-  return cairn::WithEngine("cairn_route_file", [&](cairn::Engine& e) {
+  const char* call = "cairn_route_file";
+  return WithEngine(call, [&](Engine& e, Instance&) {
+    if (logical == nullptr) return Report(NullArgument(call, "logical name"));
+    if (path_out == nullptr) return Report(NullArgument(call, "path_out"));
     auto path = e.RouteFile(logical);
-    if (!path.ok()) return Report(path.status().Annotate("cairn_route_file"));
+    if (!path.ok()) return Report(path.status().Annotate(call));
     if (path->size() + 1 > len) {
-      return Report(Error(Code::kInvalidArgument,
-                          "cairn_route_file: path_out holds {} bytes, the path needs {}", len,
+      return Report(Error(cairn::Code::kInvalidArgument,
+                          "{}: path_out holds {} bytes, the path needs {}", call, len,
                           path->size() + 1));
     }
     std::memcpy(path_out, path->c_str(), path->size() + 1);
@@ -264,21 +370,30 @@ int cairn_route_file(const char* logical, char* path_out, size_t len) {
   });
 }
 
+int cairn_delete(const char* name) {
+  return WithEngine("cairn_delete", [&](Engine& e, Instance&) {
+    if (name == nullptr) return Report(NullArgument("cairn_delete", "name"));
+    return Finish("cairn_delete", e.Delete(name));
+  });
+}
+
 int cairn_finalize(void) {
-  cairn::Instance& inst = cairn::TheInstance();
-  std::lock_guard<std::mutex> lock(inst.mu);
-  if (!inst.engine) return Report(cairn::NotInitialized("cairn_finalize"));
-  Status s = inst.engine->Finalize();
-  inst.engine.reset();
-  inst.restarted.reset();
-  return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate("cairn_finalize"));
+  return WithEngine("cairn_finalize", [&](Engine& e, Instance& inst) {
+    cairn::Status s = e.Finalize();
+    inst.engine.reset();
+    inst.restarted.reset();
+    return Finish("cairn_finalize", s);
+  });
 }
 
 const char* cairn_error_message(int code) {
+  if (code == CAIRN_LAST_ERROR) code = cairn::t_last_code;
   if (code == cairn::t_last_code && code != CAIRN_SUCCESS && !cairn::t_last_message.empty()) {
     return cairn::t_last_message.c_str();
   }
-  return cairn::CodeName(static_cast<Code>(code));
+  return cairn::CodeName(static_cast<cairn::Code>(code));
 }
+
+int cairn_last_error(void) { return cairn::t_last_code; }
 
 }  // extern "C"

@@ -95,6 +95,8 @@ class Engine {
   Result<RestartReport> Restart(const std::string& name, int64_t version);   // collective
   Result<std::string> RouteFile(const std::string& logical);
   Status Finalize();  // collective
+  // Collective: removes every version of name from every tier (engine_delete.cc).
+  Status Delete(const std::string& name);
 
   const Comm& comm() const { return *comm_; }
   const Config& config() const { return config_; }

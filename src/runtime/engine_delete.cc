@@ -1,0 +1,71 @@
+// Engine, deleting a checkpoint: every version of one name, on every tier
+// of this job (cairn_delete; engine.h).
+#include <functional>
+
+#include "base/log.h"
+#include "format/layout.h"
+#include "runtime/engine.h"
+
+namespace cairn {
+namespace {
+
+// Collective. For each tier kind, whether this rank is the lowest rank
+// whose tier directory is the same as its own: the one rank that cleans a
+// directory shared by several ranks (a node's ranks share node-local
+// tiers; every rank shares the pfs tier).
+Result<std::array<bool, kTierKinds>> LeadsTierDirectory(
+    Comm& comm, const std::array<std::unique_ptr<Tier>, kTierKinds>& tiers) {
+  std::vector<int64_t> roots(kTierKinds, 0);  // 0: tier not enabled
+  for (int k = 0; k < kTierKinds; ++k) {
+    if (tiers[k]) roots[k] = static_cast<int64_t>(std::hash<std::string>{}(tiers[k]->root()) | 1);
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto all, comm.AllgatherWords(roots));
+  std::array<bool, kTierKinds> leads{};
+  for (int k = 0; k < kTierKinds; ++k) {
+    leads[k] = roots[k] != 0;
+    for (int r = 0; r < comm.rank() && leads[k]; ++r) {
+      if (all[static_cast<size_t>(r) * kTierKinds + k] == roots[k]) leads[k] = false;
+    }
+  }
+  return leads;
+}
+
+}  // namespace
+
+Status Engine::Delete(const std::string& name) {
+  CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
+  // A drain reads one tier's copy and writes another's: none may run while
+  // the copies go, or it would write back what was just deleted.
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(Wait()).Annotate(
+      fmt::format("deleting '{}': waiting for background work", name)));
+  int removed = 0;
+  Status local = [&]() -> Status {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& t : tiers_) {
+      if (!t) continue;
+      CAIRN_ASSIGN_OR_RETURN(auto versions, t->Versions(name));
+      for (int64_t v : versions) {
+        // Other ranks may still be removing their files from the directory.
+        CAIRN_RETURN_IF_ERROR(RemoveCopy(*t, name, v, /*remove_empty_dir=*/false));
+        ++removed;
+      }
+    }
+    return Status::Ok();
+  }();
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(local).Annotate(fmt::format("deleting '{}'", name)));
+  // Every rank's own files are gone. What is left under the name is no
+  // rank's of this job (a run on more ranks in the same directories, a run
+  // killed mid-write): one rank per tier directory removes the rest.
+  auto leads = LeadsTierDirectory(*comm_, tiers_);
+  Status rest = leads.status();
+  for (int k = 0; k < kTierKinds && rest.ok(); ++k) {
+    // <root>/<name> holds the name's version directories (storage/tier.h).
+    if ((*leads)[k]) rest = env_->DeleteRecursive(JoinPath(tiers_[k]->root(), name));
+  }
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(rest).Annotate(fmt::format("deleting '{}'", name)));
+  names_written_.erase(name);
+  Log(LogLevel::kInfo, "deleted '{}': {} copy(ies) of this rank removed", name, removed);
+  return Status::Ok();
+}
+
+}  // namespace cairn

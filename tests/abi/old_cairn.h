@@ -1,0 +1,35 @@
+/*
+ * old_cairn.h — what an application built against an older cairn.h saw: the
+ * declarations abi_old_struct_test.c uses, with cairn_restart_info as it
+ * was before ecc_shards_corrected was appended. Frozen on purpose: never
+ * update it to match cairn.h (the test is that the library honours it).
+ */
+#ifndef CAIRN_TESTS_ABI_OLD_CAIRN_H_
+#define CAIRN_TESTS_ABI_OLD_CAIRN_H_
+
+#include <stddef.h>
+
+typedef struct cairn_restart_info {
+  size_t size;
+  int requested;
+  int version;
+  int newest;
+  int rollback_versions;
+  double rollback_seconds;
+  int versions_failed;
+  char tier[16];
+  unsigned long long bytes;
+  double seconds;
+} cairn_restart_info;
+
+#define CAIRN_RESTART_INFO_INIT {sizeof(cairn_restart_info)}
+
+int cairn_init_single(const char *config_path);
+int cairn_protect(int id, void *ptr, size_t count, size_t elem_size);
+int cairn_checkpoint(const char *name, int version);
+int cairn_restart(const char *name, int version);
+int cairn_last_restart(cairn_restart_info *info);
+int cairn_finalize(void);
+const char *cairn_error_message(int code);
+
+#endif /* CAIRN_TESTS_ABI_OLD_CAIRN_H_ */

@@ -104,7 +104,9 @@ int main(int argc, char** argv) {
     bool manifest2_intact = false;
     std::string what;
     for (int k = 0; k < 3; ++k) {
-      auto tier = cairn::OpenNodeTier(cairn::PosixEnv(), config, static_cast<TierKind>(k), 0);
+      auto tier =
+          std::move(cairn::OpenNodeTier(cairn::PosixEnv(), config, static_cast<TierKind>(k), 0))
+              .value();
       for (int v = 2; v >= 1; --v) {
         bool hit = v == 2 ? rng() % 3 != 0 : rng() % 4 == 0;
         bool manifest_hit = false;

@@ -253,8 +253,8 @@ void DrainCases(EccMode mode, int m, std::mt19937_64& rng, std::map<std::string,
     st.Protect(*e);
     st.Fill(2);
     Status s = e->Checkpoint("c", 2);
-    auto mem = cairn::OpenNodeTier(cairn::PosixEnv(), config, TierKind::kMemory, 0);
-    auto ssd = cairn::OpenNodeTier(cairn::PosixEnv(), config, TierKind::kSsd, 0);
+    auto mem = std::move(cairn::OpenNodeTier(cairn::PosixEnv(), config, TierKind::kMemory, 0)).value();
+    auto ssd = std::move(cairn::OpenNodeTier(cairn::PosixEnv(), config, TierKind::kSsd, 0)).value();
     std::string part = cairn::PartFileName(0);
     bool ssd_has_sidecar = fs::exists(ssd->FilePath("c", 2, cairn::EccSidecarName(0)));
     auto ssd_manifest = cairn::CheckCopy(*ssd, "c", 2, 0, 1);
@@ -306,8 +306,8 @@ int main(int argc, char** argv) {
       if (!e->Checkpoint("c", 1).ok() || !e->Wait().ok()) std::exit(2);
       (void)e->Finalize();
     }
-    auto mem = cairn::OpenNodeTier(cairn::PosixEnv(), config, TierKind::kMemory, 0);
-    auto ssd = cairn::OpenNodeTier(cairn::PosixEnv(), config, TierKind::kSsd, 0);
+    auto mem = std::move(cairn::OpenNodeTier(cairn::PosixEnv(), config, TierKind::kMemory, 0)).value();
+    auto ssd = std::move(cairn::OpenNodeTier(cairn::PosixEnv(), config, TierKind::kSsd, 0)).value();
     auto mem_manifest = cairn::CheckCopy(*mem, "c", 1, 0, 1);
     auto ssd_manifest = cairn::CheckCopy(*ssd, "c", 1, 0, 1);
     if (!mem_manifest.ok() || !ssd_manifest.ok()) std::exit(2);

@@ -26,6 +26,7 @@
 #include "runtime/engine.h"
 #include "runtime/placement_history.h"
 #include "storage/tier.h"
+#include "storage/tier_path.h"
 #include "storage/wear_ledger.h"
 #include "test_support.h"
 
@@ -51,7 +52,7 @@ class MpiPlacementTest : public ::testing::Test {
 
   int node() const { return Rank() / kRanksPerNode; }
   std::string TierRoot(TierKind kind, int node) const {
-    return ExpandTierPath(config_.tier(kind).path, dir_, std::to_string(node));
+    return std::move(ExpandTierPath(config_.tier(kind).path, dir_, std::to_string(node))).value();
   }
 
   void Open() {

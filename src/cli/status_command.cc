@@ -22,6 +22,7 @@
 #include "model/json.h"
 #include "policy/clc.h"
 #include "runtime/catalog.h"
+#include "storage/tier_path.h"
 #include "runtime/placement_history.h"
 #include "storage/wear_ledger.h"
 
@@ -313,9 +314,11 @@ int RunStatus(const std::string& config_path, bool json, const std::string& plot
     if (n.has_data() || n.failed) nodes.push_back(std::move(n));
   }
   if (nodes.empty()) {
+    const std::string& pattern = config->tier(TierKind::kSsd).path;
+    auto where = ExpandTierPath(pattern, config->dir, "*");
     std::fprintf(stderr, "cairn status: nothing recorded yet under %s: no wear ledger or "
                          "placement history on any node's ssd tier\n",
-                 ExpandTierPath(config->tier(TierKind::kSsd).path, config->dir, "*").c_str());
+                 (where.ok() ? *where : pattern).c_str());
     return plot.empty() ? 0 : 1;
   }
   if (json) {

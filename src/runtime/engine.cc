@@ -55,7 +55,8 @@ Status Engine::Open() {
   SetLogLevel(ParseLogLevel(config_.log_level));
   SetLogRank(comm_->rank());
   for (int k = 0; k < kTierKinds; ++k) {
-    tiers_[k] = OpenNodeTier(env_, config_, static_cast<TierKind>(k), comm_->node());
+    CAIRN_ASSIGN_OR_RETURN(tiers_[k],
+                           OpenNodeTier(env_, config_, static_cast<TierKind>(k), comm_->node()));
     if (!tiers_[k]) continue;
     CAIRN_RETURN_IF_ERROR(env_->CreateDirs(tiers_[k]->root())
                               .Annotate(fmt::format("opening tier '{}'", tiers_[k]->name())));

@@ -42,7 +42,7 @@ class EngineTest : public ::testing::Test {
   }
 
   Tier& TierOf(TierKind kind) {
-    tiers_.push_back(OpenNodeTier(env_.get(), config_, kind, 0));
+    tiers_.push_back(std::move(OpenNodeTier(env_.get(), config_, kind, 0)).value());
     return *tiers_.back();
   }
 

@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "model/energy_optimizer.h"
 #include "storage/tier.h"
+#include "storage/tier_path.h"
 
 namespace cairn {
 namespace {
@@ -72,8 +73,10 @@ IoParallelism ResolveIoParallelism(const Config& config, Env* env, TierKind kind
   if (!config.io.auto_parallelism) {
     return IoParallelism{config.io.parallelism, config.io.parallelism, "config"};
   }
-  std::string path = ExpandTierPath(config.io.profile, config.dir, "0");
+  auto expanded = ExpandTierPath(config.io.profile, config.dir, "0");
+  const std::string path = expanded.ok() ? *expanded : config.io.profile;
   auto chosen = [&]() -> Result<IoParallelism> {
+    CAIRN_RETURN_IF_ERROR(expanded.status());
     CAIRN_ASSIGN_OR_RETURN(std::string text, env->ReadFileToString(path));
     CAIRN_ASSIGN_OR_RETURN(IoProfile profile, ParseIoProfile(text));
     return ProfileParallelism(profile, TierKindName(kind), config.interval, node_bytes);

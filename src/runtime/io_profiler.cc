@@ -571,7 +571,8 @@ Result<ProfileResult> RunIoProfile(Env* env, const Config& config, const Profile
   std::vector<std::unique_ptr<Tier>> tiers;
   int64_t tier_mask = 0;
   for (int k = 0; k < kTierKinds; ++k) {
-    auto tier = OpenNodeTier(env, config, static_cast<TierKind>(k), options.node);
+    CAIRN_ASSIGN_OR_RETURN(auto tier,
+                           OpenNodeTier(env, config, static_cast<TierKind>(k), options.node));
     if (!tier) continue;
     tiers.push_back(std::move(tier));
     tier_mask |= int64_t{1} << k;

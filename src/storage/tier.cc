@@ -1,13 +1,9 @@
 #include "storage/tier.h"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-
-#include "codec/crc32c.h"
 
 namespace cairn {
 namespace {
@@ -286,51 +282,11 @@ Result<uint64_t> Tier::VersionBytes() const {
   return total;
 }
 
-namespace {
-
-std::string UserName() {
-  if (const struct passwd* pw = ::getpwuid(::getuid())) return pw->pw_name;
-  return std::to_string(::getuid());
-}
-
-void ReplaceAll(std::string& s, const std::string& from, const std::string& to) {
-  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) {
-    s.replace(pos, from.size(), to);
-  }
-}
-
-std::string Expand(std::string pattern, const std::string& dir) {
-  std::string absolute = std::filesystem::absolute(dir).lexically_normal().string();
-  if (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
-  ReplaceAll(pattern, "{dir}", dir);
-  ReplaceAll(pattern, "{user}", UserName());
-  ReplaceAll(pattern, "{dirkey}",
-             fmt::format("{:08x}", Crc32c(absolute.data(), absolute.size())));
-  return pattern;
-}
-
-}  // namespace
-
-std::string ExpandTierPath(const std::string& pattern, const std::string& dir,
-                           const std::string& node) {
-  std::string out = Expand(pattern, dir);
-  ReplaceAll(out, "{node}", node);
-  return out;
-}
-
 std::optional<int> ParseNodeDirName(std::string_view dir_name) {
   auto node = ParseBoundedDecimal(dir_name, std::numeric_limits<int>::max());
   // Only the canonical form: "007" would be opened as node 7's "7".
   if (!node || std::to_string(*node) != dir_name) return std::nullopt;
   return static_cast<int>(*node);
-}
-
-std::string TierPathNodeParent(const std::string& pattern, const std::string& dir) {
-  size_t pos = pattern.find("{node}");
-  if (pos == std::string::npos) return "";
-  std::string parent = Expand(pattern.substr(0, pos), dir);
-  while (parent.size() > 1 && parent.back() == '/') parent.pop_back();
-  return parent;
 }
 
 }  // namespace cairn

@@ -139,13 +139,6 @@ class Tier {
   std::unique_ptr<SlotCache> slots_;
 };
 
-// Expands {dir}, {node}, {user} and {dirkey} in a tier path template.
-// {dirkey} is a short hash of the absolute data directory, so that jobs run
-// from different directories never share a memory tier.
-std::string ExpandTierPath(const std::string& pattern, const std::string& dir,
-                           const std::string& node);
-// The part of pattern before "{node}" expanded, or "" if it has no {node}.
-std::string TierPathNodeParent(const std::string& pattern, const std::string& dir);
 // The node whose directory under TierPathNodeParent is called dir_name: the
 // decimal form std::to_string gives a node number in int range, or nullopt
 // for anything else ("007" names no node's directory; "99999999999" is

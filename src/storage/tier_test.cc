@@ -69,17 +69,6 @@ TEST_F(TierTest, InjectedErrorsLeaveNoCommittedFile) {
   }
 }
 
-TEST(TierPathTest, Placeholders) {
-  std::string p = ExpandTierPath("{dir}/ssd/{node}", "/scratch/run", "3");
-  EXPECT_EQ(p, "/scratch/run/ssd/3");
-  std::string a = ExpandTierPath("/dev/shm/{dirkey}", "/a", "0");
-  std::string b = ExpandTierPath("/dev/shm/{dirkey}", "/b", "0");
-  EXPECT_NE(a, b);
-  EXPECT_EQ(a, ExpandTierPath("/dev/shm/{dirkey}", "/a/", "0"));
-  EXPECT_EQ(TierPathNodeParent("{dir}/ssd/{node}", "/x"), "/x/ssd");
-  EXPECT_EQ(TierPathNodeParent("{dir}/pfs", "/x"), "");
-}
-
 // Regression (issue 9): an all-digit directory name too long for int made
 // `cairn list` abort in std::stoi; such names are no node and no version.
 TEST(TierPathTest, DirectoryNamesParseOnlyWhatTheTierMakes) {

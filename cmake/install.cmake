@@ -8,6 +8,12 @@ install(TARGETS cairn cairn_static EXPORT cairnTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS cairn_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Installed binaries run without LD_LIBRARY_PATH: the `cairn` command finds
+# libraries beside the prefix's lib/, and both keep the directories of the
+# dependencies they were linked against outside the system paths (Open
+# MPI's lib/ on Debian).
+set_target_properties(cairn cairn_cli PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+set_target_properties(cairn_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 install(FILES include/cairn/cairn.h include/cairn/cairn.hpp
               ${PROJECT_BINARY_DIR}/include/cairn/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn)

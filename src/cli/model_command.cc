@@ -12,11 +12,11 @@
 #include <fmt/format.h>
 
 #include "base/config.h"
+#include "base/json.h"
 #include "cli/plot.h"
 #include "env/env.h"
 #include "model/energy_optimizer.h"
 #include "model/failure_model.h"
-#include "model/json.h"
 #include "model/stated_profile.h"
 
 namespace cairn {
@@ -97,59 +97,54 @@ std::string Block(uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
-JsonValue SettingJson(const IoSetting& s) {
-  JsonValue v = JsonValue::Object{};
-  v.Set("frequency_khz", s.frequency_khz);
-  v.Set("parallelism", s.parallelism);
-  v.Set("block_size", s.block_size);
-  v.Set("throughput_bps", s.throughput_bps);
-  v.Set("watts", s.watts);
-  v.Set("seconds", s.seconds);
-  v.Set("joules", s.joules());
-  return v;
+Json SettingJson(const IoSetting& s) {
+  return {{"frequency_khz", s.frequency_khz}, {"parallelism", s.parallelism},
+          {"block_size", s.block_size},       {"throughput_bps", s.throughput_bps},
+          {"watts", s.watts},                 {"seconds", s.seconds},
+          {"joules", s.joules()}};
 }
 
-JsonValue PlanJson(const EnergyPlan& plan) {
-  JsonValue v = JsonValue::Object{};
-  v.Set("write", SettingJson(plan.write));
-  v.Set("read", SettingJson(plan.read));
-  v.Set("interval_s", plan.interval.compute_s);
-  v.Set("epe_w", plan.epe_w());
-  JsonValue times = JsonValue::Object{};
-  times.Set("compute_s", plan.interval.times.compute_s);
-  times.Set("checkpoint_s", plan.interval.times.checkpoint_s);
-  times.Set("restart_s", plan.interval.times.restart_s);
-  v.Set("expected_times", std::move(times));
-  return v;
+Json PlanJson(const EnergyPlan& plan) {
+  const StateTimes& times = plan.interval.times;
+  return {{"write", SettingJson(plan.write)},
+          {"read", SettingJson(plan.read)},
+          {"interval_s", plan.interval.compute_s},
+          {"epe_w", plan.epe_w()},
+          {"expected_times",
+           {{"compute_s", times.compute_s},
+            {"checkpoint_s", times.checkpoint_s},
+            {"restart_s", times.restart_s}}}};
+}
+
+Json DeviceJson(const DeviceResult& r, const IoProfile& profile, const EnergyProblem& problem,
+                const std::string& profile_origin) {
+  Json alternatives = Json::array();
+  for (const FixedPlan& alt : r.report.alternatives) {
+    Json a = {{"name", alt.name}};
+    a.update(PlanJson(alt.plan));
+    a["saving"] = alt.improvement;
+    alternatives.push_back(std::move(a));
+  }
+  return {{"device", r.report.device},
+          {"profile", profile_origin},
+          {"power_source", PowerSourceName(profile.power_source)},
+          {"checkpoint_bytes", problem.checkpoint_bytes},
+          {"failure_rate", problem.failure_rate},
+          {"app_power_w", problem.app_power_w},
+          {"best", PlanJson(r.report.best)},
+          {"alternatives", std::move(alternatives)},
+          {"intervals",
+           {{"epe_optimal_s", r.report.best.interval.compute_s},
+            {"time_optimal_s", r.time_optimal_s},
+            {"young_s", r.young_s},
+            {"daly_s", r.daly_s}}}};
 }
 
 void PrintJson(const std::vector<DeviceResult>& results, const IoProfile& profile,
                const EnergyProblem& problem, const std::string& profile_origin) {
   std::string out;
   for (const DeviceResult& r : results) {
-    JsonValue v = JsonValue::Object{};
-    v.Set("device", r.report.device);
-    v.Set("profile", profile_origin);
-    v.Set("power_source", PowerSourceName(profile.power_source));
-    v.Set("checkpoint_bytes", problem.checkpoint_bytes);
-    v.Set("failure_rate", problem.failure_rate);
-    v.Set("app_power_w", problem.app_power_w);
-    v.Set("best", PlanJson(r.report.best));
-    JsonValue::Array alternatives;
-    for (const FixedPlan& alt : r.report.alternatives) {
-      JsonValue a = PlanJson(alt.plan);
-      a.AsObject().insert(a.AsObject().begin(), {"name", JsonValue(alt.name)});
-      a.Set("saving", alt.improvement);
-      alternatives.push_back(std::move(a));
-    }
-    v.Set("alternatives", std::move(alternatives));
-    JsonValue intervals = JsonValue::Object{};
-    intervals.Set("epe_optimal_s", r.report.best.interval.compute_s);
-    intervals.Set("time_optimal_s", r.time_optimal_s);
-    intervals.Set("young_s", r.young_s);
-    intervals.Set("daly_s", r.daly_s);
-    v.Set("intervals", std::move(intervals));
-    out += WriteJson(v, 0) + "\n";
+    out += DeviceJson(r, profile, problem, profile_origin).dump() + "\n";
   }
   std::fputs(out.c_str(), stdout);
 }
@@ -271,33 +266,31 @@ std::string PlanLabel(const FixedPlan& alt) {
 
 // EPE against T_A for one plan's T_C, T_R, W_C and W_R, on the grid `t_s`;
 // points where the model overflows (λ·(T_A+T_C+T_R) > 700) are left out.
-JsonValue IntervalCurve(const std::string& label, const EnergyPlan& plan,
-                        const EnergyProblem& problem, const std::vector<double>& t_s) {
+Json IntervalCurve(const std::string& label, const EnergyPlan& plan, const EnergyProblem& problem,
+                   const std::vector<double>& t_s) {
   const StatePowers powers{problem.app_power_w, plan.write.watts, plan.read.watts};
-  JsonValue::Array ts, epe;
+  std::vector<double> ts, epe;
   for (double t : t_s) {
     auto e = EnergyPerEffectiveTime(
         IntervalCosts{problem.failure_rate, t, plan.write.seconds, plan.read.seconds}, powers);
     if (!e.ok()) continue;
-    ts.emplace_back(t);
-    epe.emplace_back(*e);
+    ts.push_back(t);
+    epe.push_back(*e);
   }
-  JsonValue v = JsonValue::Object{};
-  v.Set("label", label);
-  v.Set("t_s", std::move(ts));
-  v.Set("epe_w", std::move(epe));
-  v.Set("optimum_s", plan.interval.compute_s);
-  v.Set("optimum_epe_w", plan.epe_w());
-  return v;
+  return {{"label", label},
+          {"t_s", ts},
+          {"epe_w", epe},
+          {"optimum_s", plan.interval.compute_s},
+          {"optimum_epe_w", plan.epe_w()}};
 }
 
 // EPE (each at its own optimal interval) against the parallelism of `op`,
 // at the optimum's frequency and block size for op, the other operation
 // staying at its optimum.
-Result<JsonValue> ParallelismCurve(const IoProfile& profile, const DeviceIoProfile& device,
-                                   const EnergyProblem& problem, const EnergyPlan& best, IoOp op) {
+Result<Json> ParallelismCurve(const IoProfile& profile, const DeviceIoProfile& device,
+                              const EnergyProblem& problem, const EnergyPlan& best, IoOp op) {
   const IoSetting& chosen = op == IoOp::kWrite ? best.write : best.read;
-  JsonValue::Array epe;
+  std::vector<double> epe;
   for (size_t p = 0; p < device.parallelism.size(); ++p) {
     IoChoice write = best.write.choice;
     IoChoice read = best.read.choice;
@@ -305,72 +298,71 @@ Result<JsonValue> ParallelismCurve(const IoProfile& profile, const DeviceIoProfi
     varied.parallelism_index = p;
     CAIRN_ASSIGN_OR_RETURN(EnergyPlan plan,
                            EvaluateEnergyPlan(profile, device, problem, write, read));
-    epe.emplace_back(plan.epe_w());
+    epe.push_back(plan.epe_w());
   }
-  JsonValue v = JsonValue::Object{};
-  v.Set("frequency", chosen.frequency_khz == 0 ? std::string("the fixed frequency")
-                                               : Ghz(chosen.frequency_khz) + " GHz");
-  v.Set("block", chosen.block_size == 0 ? JsonValue() : JsonValue(Block(chosen.block_size)));
-  v.Set("epe_w", std::move(epe));
-  v.Set("best_parallelism", chosen.parallelism);
-  v.Set("best_epe_w", best.epe_w());
-  return v;
+  return Json{{"frequency", chosen.frequency_khz == 0 ? std::string("the fixed frequency")
+                                                      : Ghz(chosen.frequency_khz) + " GHz"},
+              {"block", chosen.block_size == 0 ? Json() : Json(Block(chosen.block_size))},
+              {"epe_w", epe},
+              {"best_parallelism", chosen.parallelism},
+              {"best_epe_w", best.epe_w()}};
+}
+
+// The interval grid of a device's curves: kCurvePoints from a tenth of the
+// shortest optimum to ten times the longest, evenly on a log scale.
+std::vector<double> IntervalGrid(const DeviceEnergyReport& report) {
+  double lo = report.best.interval.compute_s, hi = lo;
+  for (const FixedPlan& alt : report.alternatives) {
+    lo = std::min(lo, alt.plan.interval.compute_s);
+    hi = std::max(hi, alt.plan.interval.compute_s);
+  }
+  lo /= kIntervalSpan;
+  hi *= kIntervalSpan;
+  std::vector<double> t_s;
+  for (int i = 0; i < kCurvePoints; ++i) {
+    t_s.push_back(lo * std::pow(hi / lo, static_cast<double>(i) / (kCurvePoints - 1)));
+  }
+  return t_s;
+}
+
+Result<Json> DevicePlotData(const DeviceResult& r, const IoProfile& profile,
+                            const EnergyProblem& problem) {
+  const DeviceEnergyReport& report = r.report;
+  const DeviceIoProfile* device = profile.FindDevice(report.device);
+  if (device == nullptr) return Error(Code::kInternal, "no device '{}'", report.device);
+  const std::vector<double> t_s = IntervalGrid(report);
+  Json curves = Json::array();
+  curves.push_back(IntervalCurve("energy-optimal", report.best, problem, t_s));
+  for (const FixedPlan& alt : report.alternatives) {
+    curves.push_back(IntervalCurve(PlanLabel(alt), alt.plan, problem, t_s));
+  }
+  Json parallelism = {{"levels", device->parallelism}};
+  for (IoOp op : {IoOp::kWrite, IoOp::kRead}) {
+    CAIRN_ASSIGN_OR_RETURN(parallelism[IoOpName(op)],
+                           ParallelismCurve(profile, *device, problem, report.best, op));
+  }
+  return Json{{"device", report.device},
+              {"interval", {{"curves", std::move(curves)}, {"young_s", r.young_s},
+                            {"daly_s", r.daly_s}}},
+              {"parallelism", std::move(parallelism)}};
 }
 
 // The data of the figure (scripts/cairn_plot.py, kind "model"): per device,
 // EPE against the checkpoint interval for the optimal plan and the fixed
 // alternatives, and EPE against I/O parallelism.
-Result<JsonValue> PlotData(const std::vector<DeviceResult>& results, const IoProfile& profile,
-                           const EnergyProblem& problem, const std::string& profile_origin) {
-  JsonValue::Array devices;
+Result<Json> PlotData(const std::vector<DeviceResult>& results, const IoProfile& profile,
+                      const EnergyProblem& problem, const std::string& profile_origin) {
+  Json devices = Json::array();
   for (const DeviceResult& r : results) {
-    const DeviceEnergyReport& report = r.report;
-    const DeviceIoProfile* device = profile.FindDevice(report.device);
-    if (device == nullptr) return Error(Code::kInternal, "no device '{}'", report.device);
-    double lo = report.best.interval.compute_s, hi = lo;
-    for (const FixedPlan& alt : report.alternatives) {
-      lo = std::min(lo, alt.plan.interval.compute_s);
-      hi = std::max(hi, alt.plan.interval.compute_s);
-    }
-    lo /= kIntervalSpan;
-    hi *= kIntervalSpan;
-    std::vector<double> t_s;
-    for (int i = 0; i < kCurvePoints; ++i) {
-      t_s.push_back(lo * std::pow(hi / lo, static_cast<double>(i) / (kCurvePoints - 1)));
-    }
-    JsonValue::Array curves;
-    curves.push_back(IntervalCurve("energy-optimal", report.best, problem, t_s));
-    for (const FixedPlan& alt : report.alternatives) {
-      curves.push_back(IntervalCurve(PlanLabel(alt), alt.plan, problem, t_s));
-    }
-    JsonValue interval = JsonValue::Object{};
-    interval.Set("curves", std::move(curves));
-    interval.Set("young_s", r.young_s);
-    interval.Set("daly_s", r.daly_s);
-
-    JsonValue parallelism = JsonValue::Object{};
-    JsonValue::Array levels;
-    for (int p : device->parallelism) levels.emplace_back(p);
-    parallelism.Set("levels", std::move(levels));
-    for (IoOp op : {IoOp::kWrite, IoOp::kRead}) {
-      CAIRN_ASSIGN_OR_RETURN(JsonValue curve,
-                             ParallelismCurve(profile, *device, problem, report.best, op));
-      parallelism.Set(IoOpName(op), std::move(curve));
-    }
-    JsonValue d = JsonValue::Object{};
-    d.Set("device", report.device);
-    d.Set("interval", std::move(interval));
-    d.Set("parallelism", std::move(parallelism));
-    devices.push_back(std::move(d));
+    CAIRN_ASSIGN_OR_RETURN(Json device, DevicePlotData(r, profile, problem));
+    devices.push_back(std::move(device));
   }
-  JsonValue data = JsonValue::Object{};
-  data.Set("kind", "model");
-  data.Set("title", fmt::format("cairn model: {:.4g} GB per node, MTBF {}, W_A {} W; profile: {}",
-                                problem.checkpoint_bytes / 1e9, Hours(1 / problem.failure_rate),
-                                problem.app_power_w, profile_origin));
-  data.Set("app_power_w", problem.app_power_w);
-  data.Set("devices", std::move(devices));
-  return data;
+  return Json{{"kind", "model"},
+              {"title", fmt::format("cairn model: {:.4g} GB per node, MTBF {}, W_A {} W; profile: {}",
+                                    problem.checkpoint_bytes / 1e9, Hours(1 / problem.failure_rate),
+                                    problem.app_power_w, profile_origin)},
+              {"app_power_w", problem.app_power_w},
+              {"devices", std::move(devices)}};
 }
 
 int RunModel(const ModelFlags& flags) {
@@ -405,10 +397,9 @@ int RunModel(const ModelFlags& flags) {
   if (!flags.profile_path.empty()) {
     auto text = PosixEnv()->ReadFileToString(flags.profile_path);
     if (!text.ok()) return usage("--profile", text.status());
-    auto parsed = ParseIoProfile(*text);
+    auto parsed = ParseIoProfile(*text, flags.profile_path);
     if (!parsed.ok()) {
-      fmt::print(stderr, "cairn model: {}: {}\n", flags.profile_path,
-                 parsed.status().ToString());
+      fmt::print(stderr, "cairn model: {}\n", parsed.status().ToString());
       return 1;
     }
     profile = std::move(parsed).value();

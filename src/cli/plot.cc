@@ -84,12 +84,12 @@ Result<std::string> FindPython(Env* env) {
 
 }  // namespace
 
-Status DrawPlot(const JsonValue& data, const std::string& png_path) {
+Status DrawPlot(const Json& data, const std::string& png_path) {
   Env* env = PosixEnv();
   CAIRN_ASSIGN_OR_RETURN(std::string script, FindPlotScript(env));
   CAIRN_ASSIGN_OR_RETURN(std::string python, FindPython(env));
   const std::string data_path = fmt::format("{}.data-{}.json", png_path, ::getpid());
-  const std::string text = WriteJson(data, 0);
+  const std::string text = data.dump();
   Status written = env->WriteFileAtomic(data_path, text.data(), text.size(), false);
   if (!written.ok()) return written.Annotate(fmt::format("cannot write the plot {}", png_path));
   auto status = Run({python, script, data_path, png_path});

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "model/json.h"
+#include "base/json.h"
 
 namespace cairn {
 
@@ -28,7 +28,7 @@ namespace cairn {
 // Errors, each saying what to do: kNotFound when python3 or the script is
 // missing; kUnsupported when no python3 has matplotlib; kIo when the data
 // file or the PNG cannot be written, or the script fails otherwise.
-Status DrawPlot(const JsonValue& data, const std::string& png_path);
+Status DrawPlot(const Json& data, const std::string& png_path);
 
 }  // namespace cairn
 

@@ -16,6 +16,7 @@
 #include "comm/comm.h"
 #include "env/env.h"
 #include "model/io_profile.h"
+#include "model/power_table.h"
 #include "runtime/io_profiler.h"
 
 namespace cairn {
@@ -87,13 +88,12 @@ int RunProfile(const ProfileFlags& flags) {
   if (!flags.power_table.empty()) {
     auto text = env->ReadFileToString(flags.power_table);
     Result<PowerTable> table =
-        text.ok() ? ParsePowerTable(*text) : Result<PowerTable>(text.status());
+        text.ok() ? ParsePowerTable(*text, flags.power_table) : Result<PowerTable>(text.status());
     if (table.ok()) {
       options.power_table = *table;
       options.power_table_name = flags.power_table;
     } else {
-      fmt::print(stderr, "{}: --power-table {}: {}\n", prefix, flags.power_table,
-                 table.status().ToString());
+      fmt::print(stderr, "{}: --power-table: {}\n", prefix, table.status().ToString());
       failed_exit = 2;
     }
   }

@@ -19,7 +19,7 @@
 #include "cli/plot.h"
 #include "cli/store_commands.h"
 #include "env/device.h"
-#include "model/json.h"
+#include "base/json.h"
 #include "policy/clc.h"
 #include "runtime/catalog.h"
 #include "storage/tier_path.h"
@@ -152,45 +152,45 @@ NodeStatus ReadNode(Env* env, const Config& config, const NodeTier& nt) {
   return n;
 }
 
-JsonValue SplitJson(const Split& s) {
-  JsonValue v = JsonValue::Object{};
-  v.Set("runs", s.runs);
-  v.Set("checkpoints", s.calls);
-  v.Set("memory", s.memory);
-  v.Set("ssd", s.ssd);
-  v.Set("skip", s.skip);
-  if (s.other > 0) v.Set("other", s.other);
+Json SplitJson(const Split& s) {
+  Json v = Json::object();
+  v["runs"] = s.runs;
+  v["checkpoints"] = s.calls;
+  v["memory"] = s.memory;
+  v["ssd"] = s.ssd;
+  v["skip"] = s.skip;
+  if (s.other > 0) v["other"] = s.other;
   return v;
 }
 
-JsonValue NodeJson(const NodeStatus& n) {
-  JsonValue v = JsonValue::Object{};
-  v.Set("node", n.node);
-  v.Set("ssd_root", n.root);
-  v.Set("ledger_dir", n.ledger_dir);
-  v.Set("ledger_bytes", n.ledger.bytes);
-  v.Set("ssd_bytes_used", n.wear.used_bytes);
-  v.Set("ssd_rating_bytes", n.wear.rating_bytes);
-  v.Set("warranty_s", n.wear.warranty_seconds);
-  v.Set("rate_bps", n.rate_bps);
-  v.Set("rate_start", n.rate_start);
-  v.Set("rate_end", n.rate_end);
-  v.Set("expected_lifetime_s", n.life.expected_seconds);
+Json NodeJson(const NodeStatus& n) {
+  Json v = Json::object();
+  v["node"] = n.node;
+  v["ssd_root"] = n.root;
+  v["ledger_dir"] = n.ledger_dir;
+  v["ledger_bytes"] = n.ledger.bytes;
+  v["ssd_bytes_used"] = n.wear.used_bytes;
+  v["ssd_rating_bytes"] = n.wear.rating_bytes;
+  v["warranty_s"] = n.wear.warranty_seconds;
+  v["rate_bps"] = n.rate_bps;
+  v["rate_start"] = n.rate_start;
+  v["rate_end"] = n.rate_end;
+  v["expected_lifetime_s"] = n.life.expected_seconds;
   // JSON has no infinity: null is an SSD that is not being written.
-  v.Set("estimated_lifetime_s",
-        std::isinf(n.life.estimated_seconds) ? JsonValue() : JsonValue(n.life.estimated_seconds));
-  v.Set("wearing_too_fast", !(n.life.estimated_seconds > n.life.expected_seconds));
+  v["estimated_lifetime_s"] =
+      std::isinf(n.life.estimated_seconds) ? Json() : Json(n.life.estimated_seconds);
+  v["wearing_too_fast"] = !(n.life.estimated_seconds > n.life.expected_seconds);
   const PlacementRecord* last = n.last();
-  v.Set("wear_source", last ? last->wear_source : std::string("ledger"));
-  v.Set("latest_run_start", last ? JsonValue(last->run_start) : JsonValue());
-  v.Set("latest_run", SplitJson(n.latest));
-  v.Set("overall", SplitJson(n.overall));
-  v.Set("slowdown", last ? JsonValue(last->slowdown) : JsonValue());
-  v.Set("slowdown_bound", last ? JsonValue(last->slowdown_bound) : JsonValue());
-  v.Set("last_rule", last ? JsonValue(last->rule) : JsonValue());
-  JsonValue::Array problems;
+  v["wear_source"] = last ? last->wear_source : std::string("ledger");
+  v["latest_run_start"] = last ? Json(last->run_start) : Json();
+  v["latest_run"] = SplitJson(n.latest);
+  v["overall"] = SplitJson(n.overall);
+  v["slowdown"] = last ? Json(last->slowdown) : Json();
+  v["slowdown_bound"] = last ? Json(last->slowdown_bound) : Json();
+  v["last_rule"] = last ? Json(last->rule) : Json();
+  Json problems = Json::array();
   for (const std::string& p : n.problems) problems.emplace_back(p);
-  v.Set("problems", std::move(problems));
+  v["problems"] = std::move(problems);
   return v;
 }
 
@@ -245,10 +245,12 @@ void PrintText(const std::vector<NodeStatus>& nodes, const Config& config) {
 }
 
 // The data of the figure (scripts/cairn_plot.py, kind "status").
-JsonValue PlotData(const std::vector<NodeStatus>& nodes, const Config& config) {
-  JsonValue::Array out;
+Json PlotData(const std::vector<NodeStatus>& nodes, const Config& config) {
+  Json out = Json::array();
   for (const NodeStatus& n : nodes) {
-    JsonValue::Array time, run_start, expected, estimated, placement, ledger_time, ledger_bytes;
+    Json time = Json::array(), run_start = Json::array(), expected = Json::array(),
+         estimated = Json::array(), placement = Json::array(), ledger_time = Json::array(),
+         ledger_bytes = Json::array();
     for (const PlacementRecord& r : n.history) {
       time.emplace_back(r.time);
       run_start.emplace_back(r.run_start);
@@ -269,23 +271,23 @@ JsonValue PlotData(const std::vector<NodeStatus>& nodes, const Config& config) {
       ledger_time.emplace_back(s.time);
       ledger_bytes.emplace_back(s.bytes);
     }
-    JsonValue v = JsonValue::Object{};
-    v.Set("node", n.node);
-    v.Set("time", std::move(time));
-    v.Set("run_start", std::move(run_start));
-    v.Set("expected_years", std::move(expected));
-    v.Set("estimated_years", std::move(estimated));
-    v.Set("placement", std::move(placement));
-    v.Set("ledger_time", std::move(ledger_time));
-    v.Set("ledger_bytes", std::move(ledger_bytes));
+    Json v = Json::object();
+    v["node"] = n.node;
+    v["time"] = std::move(time);
+    v["run_start"] = std::move(run_start);
+    v["expected_years"] = std::move(expected);
+    v["estimated_years"] = std::move(estimated);
+    v["placement"] = std::move(placement);
+    v["ledger_time"] = std::move(ledger_time);
+    v["ledger_bytes"] = std::move(ledger_bytes);
     out.push_back(std::move(v));
   }
-  JsonValue data = JsonValue::Object{};
-  data.Set("kind", "status");
-  data.Set("title", fmt::format("cairn status: {} (SSD tier, {} node{})", config.dir, nodes.size(),
-                                nodes.size() == 1 ? "" : "s"));
-  data.Set("warranty_years", config.ssd_endurance().warranty_seconds / kSecondsPerYear);
-  data.Set("nodes", std::move(out));
+  Json data = Json::object();
+  data["kind"] = "status";
+  data["title"] = fmt::format("cairn status: {} (SSD tier, {} node{})", config.dir, nodes.size(),
+                              nodes.size() == 1 ? "" : "s");
+  data["warranty_years"] = config.ssd_endurance().warranty_seconds / kSecondsPerYear;
+  data["nodes"] = std::move(out);
   return data;
 }
 
@@ -322,7 +324,7 @@ int RunStatus(const std::string& config_path, bool json, const std::string& plot
     return plot.empty() ? 0 : 1;
   }
   if (json) {
-    for (const NodeStatus& n : nodes) std::puts(WriteJson(NodeJson(n), 0).c_str());
+    for (const NodeStatus& n : nodes) std::puts(NodeJson(n).dump().c_str());
   } else {
     PrintText(nodes, *config);
   }

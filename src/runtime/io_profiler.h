@@ -15,9 +15,12 @@
 // that persists (ssd, pfs), the files just written are evicted from the
 // page cache (Env::EvictFromCache), so that reads come from the device.
 //
-// Every file access — tier files, sysfs (cpufreq, powercap) and
-// /proc/cpuinfo — goes through the Env, so tests run the whole profiler over
-// an in-memory Env holding a fake sysfs tree.
+// The concerns live apart: cpufreq and RAPL in env/ (env/cpufreq.h,
+// env/rapl.h), the power table with the model (model/power_table.h), every
+// agreement between ranks in Comm::Agree; this file is the sweep. Every file
+// access — tier files, sysfs and /proc/cpuinfo — goes through the Env, so
+// tests run the whole profiler over an in-memory Env holding a fake sysfs
+// tree (env/fake_sysfs.h).
 //
 // Thread-safety: RunIoProfile is not reentrant for one sysfs root (it changes
 // the CPU frequency of the node) and calls the Comm from the caller's thread
@@ -25,14 +28,11 @@
 #ifndef CAIRN_RUNTIME_IO_PROFILER_H_
 #define CAIRN_RUNTIME_IO_PROFILER_H_
 
-#include <array>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -41,110 +41,9 @@
 #include "comm/comm.h"
 #include "env/env.h"
 #include "model/io_profile.h"
+#include "model/power_table.h"
 
 namespace cairn {
-
-// Power table a user supplies when RAPL is not readable (`--power-table`):
-//   {"format": "cairn-power-table",
-//    "frequencies_khz": [1400000, 2100000],   // ascending; one entry = any frequency
-//    "idle_w": [250, 260],                     // whole node, idle, per frequency
-//    "core_busy_w": [2.3, 4.6],                // added per busy core, per frequency
-//    "devices": {"ssd": {"read": 2.5, "write": 2.5}}}  // optional, active watts
-struct PowerTable {
-  std::vector<uint32_t> frequencies_khz;
-  std::vector<double> idle_w;
-  std::vector<double> core_busy_w;
-  std::map<std::string, std::array<double, kIoOps>> device_active_w;  // by device name
-
-  // Index of the row for frequency khz: the only row, the exact one, or the
-  // nearest (then *exact is false).
-  size_t RowFor(uint32_t khz, bool* exact) const;
-};
-// kCorrupt for malformed JSON, kInvalidArgument naming the bad member.
-Result<PowerTable> ParsePowerTable(std::string_view json);
-
-// cpufreq under <sys_root>/devices/system/cpu/cpufreq/policy*. Open never
-// fails: a node without a writable interface gives can_set() == false and
-// reason() says why. While frequencies are being set, the original governor
-// and limits are saved; Restore (also run by the destructor) puts them back.
-class CpuFreqControl {
- public:
-  enum class Method { kNone, kUserspace, kMaxFreq };
-
-  static std::unique_ptr<CpuFreqControl> Open(Env* env, const std::string& sys_root,
-                                              const std::string& cpuinfo_path);
-  ~CpuFreqControl();
-  CpuFreqControl(const CpuFreqControl&) = delete;
-  CpuFreqControl& operator=(const CpuFreqControl&) = delete;
-
-  bool can_set() const { return method_ != Method::kNone; }
-  Method method() const { return method_; }
-  const char* method_name() const;  // "userspace governor", "scaling_max_freq", "none"
-  // Ascending available frequencies (kHz) when can_set(); else empty.
-  const std::vector<uint32_t>& frequencies() const { return frequencies_; }
-  // Why DVFS is unavailable (empty when can_set()).
-  const std::string& reason() const { return reason_; }
-  // The current frequency in kHz (0 if unknown) and where it was read.
-  uint32_t current_khz() const { return current_khz_; }
-  const std::string& current_source() const { return current_source_; }
-
-  // Sets every policy to khz and reads the setting back; kIo if it did not
-  // take. REQUIRES: can_set() and khz is one of frequencies().
-  Status Set(uint32_t khz);
-  // Puts back what was there before the first Set (idempotent).
-  Status Restore();
-
- private:
-  struct Policy {
-    std::string dir;
-    std::string governor;  // saved
-    std::string setspeed;  // saved (userspace)
-    std::string min_freq;  // saved (max_freq)
-    std::string max_freq;  // saved (max_freq)
-  };
-  CpuFreqControl(Env* env) : env_(env) {}
-  Status WriteValue(const std::string& path, const std::string& value);
-  Result<std::string> ReadValue(const std::string& path);
-
-  Env* env_;
-  Method method_ = Method::kNone;
-  std::vector<Policy> policies_;
-  std::vector<uint32_t> frequencies_;
-  std::string reason_;
-  uint32_t current_khz_ = 0;
-  std::string current_source_;
-  bool changed_ = false;  // something was written that Restore must undo
-};
-
-// Energy counters of RAPL (<sys_root>/class/powercap/intel-rapl:*), package
-// and dram zones (core/uncore are inside package and are not added twice).
-class RaplMeter {
- public:
-  static RaplMeter Open(Env* env, const std::string& sys_root);
-  bool available() const { return !zones_.empty(); }
-  const std::string& reason() const { return reason_; }  // why not available
-  std::vector<std::string> zone_names() const;
-  // Counter of every zone, in µJ.
-  Result<std::vector<uint64_t>> Read() const;
-  // Joules between two readings, each zone unwrapped with its
-  // max_energy_range_uj.
-  double JoulesBetween(const std::vector<uint64_t>& before,
-                       const std::vector<uint64_t>& after) const;
-
- private:
-  struct Zone {
-    std::string path;  // .../energy_uj
-    std::string name;  // "package-0", "dram"
-    uint64_t max_range_uj = 0;
-  };
-  Env* env_ = nullptr;
-  std::vector<Zone> zones_;
-  std::string reason_;
-};
-
-// µJ consumed between two readings of a counter that runs from 0 to
-// max_range_uj and then wraps to 0 (at most one wrap between readings).
-uint64_t EnergyDeltaUj(uint64_t before, uint64_t after, uint64_t max_range_uj);
 
 struct ProfilerOptions {
   std::string sys_root = "/sys";

@@ -15,63 +15,18 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "env/fake_sysfs.h"
 #include "model/io_profile.h"
 
 namespace cairn {
 namespace {
 
-// Records every value written to a file (the whole content at Close), so
-// tests see the order in which cpufreq attributes were set.
-class RecordingEnv : public EnvWrapper {
+// The fake sysfs tree's env, also recording the profiler's scratch files:
+// evictions and read opens, in order.
+class RecordingEnv : public SysfsRecordingEnv {
  public:
-  explicit RecordingEnv(Env* target) : EnvWrapper(target) {}
+  explicit RecordingEnv(Env* target) : SysfsRecordingEnv(target) {}
 
-  class File : public WritableFile {
-   public:
-    File(RecordingEnv* env, std::unique_ptr<WritableFile> f) : env_(env), f_(std::move(f)) {}
-    Status Append(const void* d, size_t n) override {
-      data_.append(static_cast<const char*>(d), n);
-      return f_->Append(d, n);
-    }
-    Status Sync() override { return f_->Sync(); }
-    Status Close() override {
-      if (!closed_) env_->Record(f_->path(), data_);
-      closed_ = true;
-      return f_->Close();
-    }
-    const std::string& path() const override { return f_->path(); }
-
-   private:
-    RecordingEnv* env_;
-    std::unique_ptr<WritableFile> f_;
-    std::string data_;
-    bool closed_ = false;
-  };
-
-  Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& p,
-                                                        const WriteOptions& o) override {
-    if (read_only_sys_ && p.rfind("/sys/", 0) == 0) {
-      return Error(Code::kIo, "open '{}': Permission denied", p);
-    }
-    CAIRN_ASSIGN_OR_RETURN(auto f, target()->NewWritableFile(p, o));
-    return std::unique_ptr<WritableFile>(new File(this, std::move(f)));
-  }
-
-  // Fake RAPL: every read of an energy_uj advances that counter by step,
-  // wrapping at max, as the hardware does between two readings.
-  Result<std::string> ReadFileToString(const std::string& p) override {
-    if (rapl_step_ > 0 && p.size() > 9 && p.compare(p.size() - 9, 9, "energy_uj") == 0) {
-      std::lock_guard<std::mutex> lock(mu_);
-      uint64_t& c = counters_[p];
-      c += rapl_step_;
-      if (c > rapl_max_) c -= rapl_max_;
-      ++rapl_reads_;
-      return std::to_string(c);
-    }
-    return target()->ReadFileToString(p);
-  }
-
-  // Scratch files of the profiler: evictions and read opens, in order.
   Status EvictFromCache(const std::string& p) override {
     Event("evict " + p);
     return target()->EvictFromCache(p);
@@ -80,170 +35,16 @@ class RecordingEnv : public EnvWrapper {
     if (p.find("/.cairn-profile-") != std::string::npos) Event("read " + p);
     return target()->NewReadableFile(p);
   }
-
-  void Record(const std::string& path, const std::string& value) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (path.rfind("/sys/", 0) == 0) writes.emplace_back(path, value);
-  }
   void Event(const std::string& what) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(events_mu_);
     events.push_back(what);
   }
 
-  std::vector<std::pair<std::string, std::string>> writes;  // sysfs only
   std::vector<std::string> events;
-  bool read_only_sys_ = false;
-  uint64_t rapl_step_ = 0;
-  uint64_t rapl_max_ = 0;
-  int rapl_reads_ = 0;
-  std::map<std::string, uint64_t> counters_;
-  std::mutex mu_;
+
+ private:
+  std::mutex events_mu_;
 };
-
-void Put(Env* env, const std::string& path, const std::string& value) {
-  ASSERT_TRUE(env->CreateDirs(DirName(path)).ok());
-  ASSERT_TRUE(env->WriteFileAtomic(path, value.data(), value.size(), false).ok()) << path;
-}
-
-std::string Get(Env* env, const std::string& path) {
-  auto s = env->ReadFileToString(path);
-  return s.ok() ? *s : "<" + s.status().ToString() + ">";
-}
-
-const char* kPolicy0 = "/sys/devices/system/cpu/cpufreq/policy0";
-const char* kPolicy1 = "/sys/devices/system/cpu/cpufreq/policy1";
-
-void FakeCpufreq(Env* env, bool userspace) {
-  for (const char* d : {kPolicy0, kPolicy1}) {
-    std::string p = d;
-    Put(env, p + "/scaling_available_frequencies", "2100000 1400000 800000 \n");
-    Put(env, p + "/scaling_governor", "ondemand\n");
-    Put(env, p + "/scaling_available_governors",
-        userspace ? "ondemand userspace performance\n" : "ondemand performance powersave\n");
-    if (userspace) Put(env, p + "/scaling_setspeed", "<unsupported>\n");
-    Put(env, p + "/scaling_min_freq", "1400000\n");
-    Put(env, p + "/scaling_max_freq", "2100000\n");
-    Put(env, p + "/scaling_cur_freq", "1400000\n");
-  }
-}
-
-void FakeRapl(Env* env) {
-  auto zone = [&](const std::string& dir, const std::string& name, uint64_t energy) {
-    Put(env, "/sys/class/powercap/" + dir + "/name", name + "\n");
-    Put(env, "/sys/class/powercap/" + dir + "/energy_uj", std::to_string(energy) + "\n");
-    Put(env, "/sys/class/powercap/" + dir + "/max_energy_range_uj", "1000000000\n");
-  };
-  zone("intel-rapl:0", "package-0", 999000000);  // near the wrap
-  zone("intel-rapl:0:0", "core", 5);               // inside package: not added
-  zone("intel-rapl:1", "dram", 10);
-  zone("intel-rapl-mmio:0", "package-0", 7);       // duplicate interface: ignored
-}
-
-TEST(IoProfilerTest, EnergyDeltaHandlesWrapAround) {
-  EXPECT_EQ(EnergyDeltaUj(100, 350, 1000), 250u);
-  EXPECT_EQ(EnergyDeltaUj(900, 100, 1000), 200u);  // 900 -> 1000 = 0 -> 100
-  EXPECT_EQ(EnergyDeltaUj(5, 5, 1000), 0u);
-}
-
-TEST(IoProfilerTest, RaplReadsPackageAndDramAndUnwraps) {
-  auto mem = NewMemEnv();
-  FakeRapl(mem.get());
-  RaplMeter m = RaplMeter::Open(mem.get(), "/sys");
-  ASSERT_TRUE(m.available()) << m.reason();
-  EXPECT_EQ(m.zone_names(), (std::vector<std::string>{"package-0", "dram"}));
-  auto before = m.Read();
-  ASSERT_TRUE(before.ok());
-  EXPECT_EQ(*before, (std::vector<uint64_t>{999000000, 10}));
-  // package wraps: 999000000 -> 1e9 -> 500000 = 1.5 J; dram 10 -> 2000010 = 2 J.
-  Put(mem.get(), "/sys/class/powercap/intel-rapl:0/energy_uj", "500000\n");
-  Put(mem.get(), "/sys/class/powercap/intel-rapl:1/energy_uj", "2000010\n");
-  auto after = m.Read();
-  ASSERT_TRUE(after.ok());
-  EXPECT_NEAR(m.JoulesBetween(*before, *after), 3.5, 1e-9);
-}
-
-TEST(IoProfilerTest, RaplUnavailableSaysWhy) {
-  auto mem = NewMemEnv();
-  RaplMeter m = RaplMeter::Open(mem.get(), "/sys");
-  EXPECT_FALSE(m.available());
-  EXPECT_NE(m.reason().find("powercap"), std::string::npos) << m.reason();
-}
-
-TEST(IoProfilerTest, UserspaceGovernorSwitchesAndRestores) {
-  auto mem = NewMemEnv();
-  RecordingEnv env(mem.get());
-  FakeCpufreq(&env, true);
-  {
-    auto c = CpuFreqControl::Open(&env, "/sys", "/proc/cpuinfo");
-    ASSERT_TRUE(c->can_set()) << c->reason();
-    EXPECT_EQ(c->method(), CpuFreqControl::Method::kUserspace);
-    EXPECT_EQ(c->frequencies(), (std::vector<uint32_t>{800000, 1400000, 2100000}));
-    EXPECT_EQ(c->current_khz(), 1400000u);
-    EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_governor"), "userspace");
-    ASSERT_TRUE(c->Set(800000).ok());
-    EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_setspeed"), "800000");
-    EXPECT_EQ(Get(&env, std::string(kPolicy1) + "/scaling_setspeed"), "800000");
-    ASSERT_TRUE(c->Set(2100000).ok());
-    EXPECT_EQ(Get(&env, std::string(kPolicy1) + "/scaling_setspeed"), "2100000");
-  }  // destructor restores
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_governor"), "ondemand");
-  EXPECT_EQ(Get(&env, std::string(kPolicy1) + "/scaling_governor"), "ondemand");
-  ASSERT_FALSE(env.writes.empty());
-  EXPECT_EQ(env.writes.back().second, "ondemand");
-}
-
-TEST(IoProfilerTest, MaxFreqLowersMinFirstAndRestoresBoth) {
-  auto mem = NewMemEnv();
-  RecordingEnv env(mem.get());
-  FakeCpufreq(&env, false);
-  auto c = CpuFreqControl::Open(&env, "/sys", "/proc/cpuinfo");
-  ASSERT_TRUE(c->can_set()) << c->reason();
-  EXPECT_EQ(c->method(), CpuFreqControl::Method::kMaxFreq);
-  ASSERT_TRUE(c->Set(800000).ok());
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_min_freq"), "800000");
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_max_freq"), "800000");
-  ASSERT_TRUE(c->Restore().ok());
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_max_freq"), "2100000");
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_min_freq"), "1400000");
-  EXPECT_EQ(Get(&env, std::string(kPolicy1) + "/scaling_min_freq"), "1400000");
-}
-
-TEST(IoProfilerTest, ReadOnlyCpufreqIsUnavailableWithCurrentFrequency) {
-  auto mem = NewMemEnv();
-  RecordingEnv env(mem.get());
-  FakeCpufreq(&env, true);
-  env.read_only_sys_ = true;
-  auto c = CpuFreqControl::Open(&env, "/sys", "/proc/cpuinfo");
-  EXPECT_FALSE(c->can_set());
-  EXPECT_NE(c->reason().find("not writable"), std::string::npos) << c->reason();
-  EXPECT_EQ(c->current_khz(), 1400000u);
-  EXPECT_TRUE(c->Set(800000).code() == Code::kUnsupported);
-}
-
-TEST(IoProfilerTest, NoCpufreqFallsBackToProcCpuinfo) {
-  auto mem = NewMemEnv();
-  Put(mem.get(), "/proc/cpuinfo", "processor\t: 0\nmodel name\t: X\ncpu MHz\t\t: 2596.120\n");
-  auto c = CpuFreqControl::Open(mem.get(), "/sys", "/proc/cpuinfo");
-  EXPECT_FALSE(c->can_set());
-  EXPECT_EQ(c->current_khz(), 2596120u);
-  EXPECT_NE(c->current_source().find("cpuinfo"), std::string::npos);
-}
-
-TEST(IoProfilerTest, PowerTableParsesAndRejects) {
-  auto t = ParsePowerTable(R"({"format": "cairn-power-table", "frequencies_khz": [800000, 2100000],
-      "idle_w": [100, 120], "core_busy_w": [1, 4], "devices": {"ssd": {"read": 2, "write": 3}}})");
-  ASSERT_TRUE(t.ok()) << t.status().ToString();
-  bool exact = false;
-  EXPECT_EQ(t->RowFor(2100000, &exact), 1u);
-  EXPECT_TRUE(exact);
-  EXPECT_EQ(t->RowFor(1000000, &exact), 0u);
-  EXPECT_FALSE(exact);
-  EXPECT_EQ(t->device_active_w.at("ssd")[1], 3);
-  EXPECT_FALSE(ParsePowerTable(R"({"frequencies_khz": [1], "idle_w": [1, 2], "core_busy_w": [1]})").ok());
-  EXPECT_FALSE(ParsePowerTable(R"({"frequencies_khz": [1], "idle_w": [1], "core_busy_w": [1], "x": 1})").ok());
-  EXPECT_FALSE(ParsePowerTable(R"({"frequencies_khz": [1], "idle_w": [0], "core_busy_w": [1]})").ok());
-  EXPECT_FALSE(ParsePowerTable("{").ok());
-}
 
 TEST(IoProfilerTest, ParallelismLevels) {
   EXPECT_EQ(ParallelismLevels(3), (std::vector<int>{1, 2, 3}));
@@ -363,7 +164,8 @@ TEST(IoProfilerTest, WithoutDvfsOrRaplUsesThePowerTableAndSaysSo) {
   EXPECT_NE(none.status().ToString().find("--power-table"), std::string::npos);
 
   auto table = ParsePowerTable(R"({"frequencies_khz": [2600000], "idle_w": [40],
-      "core_busy_w": [6], "devices": {"ssd": {"read": 2.5, "write": 3.5}}})");
+      "core_busy_w": [6], "devices": {"ssd": {"read": 2.5, "write": 3.5}}})",
+                               "p.json");
   ASSERT_TRUE(table.ok());
   o.power_table = *table;
   o.power_table_name = "power.json";
@@ -533,7 +335,8 @@ std::vector<Result<ProfileResult>> RunRanks(Env* env, const Config& config,
 ProfilerOptions TableOptions() {
   ProfilerOptions o = SmallOptions();
   o.max_parallelism = 0;
-  auto table = ParsePowerTable(R"({"frequencies_khz": [0], "idle_w": [40], "core_busy_w": [6]})");
+  auto table =
+      ParsePowerTable(R"({"frequencies_khz": [0], "idle_w": [40], "core_busy_w": [6]})", "p.json");
   EXPECT_TRUE(table.ok());
   o.power_table = *table;
   return o;

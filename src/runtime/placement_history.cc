@@ -6,13 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "model/json.h"
+#include "base/json.h"
 
 namespace cairn {
 namespace {
-
-// JSON numbers are doubles: integers beyond 2^53 would not read back exactly.
-constexpr double kMaxExactInteger = 9007199254740992.0;
 
 using Member = std::variant<double PlacementRecord::*, int64_t PlacementRecord::*,
                             uint64_t PlacementRecord::*, std::string PlacementRecord::*,
@@ -45,38 +42,44 @@ const Field kFields[] = {
     {"checkpoint_seconds", &PlacementRecord::checkpoint_seconds},
 };
 
-JsonValue EncodeDouble(double d) {
+Json EncodeDouble(double d) {
   if (std::isfinite(d)) return d;
   if (std::isnan(d)) return "nan";
   return d > 0 ? "inf" : "-inf";
 }
 
-Status FieldError(const char* field, const std::string& what) {
-  return Error(Code::kCorrupt, "placement record: member \"{}\": {}", field, what);
-}
-
-Result<double> DecodeDouble(const char* field, const JsonValue& v) {
-  if (v.is_number()) return v.AsNumber();
-  if (v.is_string()) {
-    const std::string& s = v.AsString();
+Result<double> DecodeDouble(const JsonField& v) {
+  if (v.json().is_string()) {
+    const std::string& s = v.json().get_ref<const std::string&>();
     if (s == "inf") return std::numeric_limits<double>::infinity();
     if (s == "-inf") return -std::numeric_limits<double>::infinity();
     if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    return v.Invalid(fmt::format("expected a number (or \"inf\", \"-inf\", \"nan\"), got \"{}\"", s));
   }
-  return FieldError(field, fmt::format("expected a number (or \"inf\", \"-inf\", \"nan\"), got {}",
-                                       v.is_string() ? "\"" + v.AsString() + "\""
-                                                     : std::string(JsonTypeName(v.type()))));
+  return v.Number();
 }
 
-Result<double> DecodeInteger(const char* field, const JsonValue& v, double min) {
-  if (!v.is_number()) {
-    return FieldError(field, fmt::format("expected an integer, got {}", JsonTypeName(v.type())));
-  }
-  double d = v.AsNumber();
-  if (d != std::trunc(d) || d < min || d > kMaxExactInteger) {
-    return FieldError(field, fmt::format("expected an integer in [{}, 2^53], got {}", min, d));
-  }
-  return d;
+// Reads member f of `object` into r.
+Status DecodeField(const JsonField& object, const Field& f, PlacementRecord* r) {
+  CAIRN_ASSIGN_OR_RETURN(JsonField v, object.Member(f.name));
+  return std::visit(
+      [&](auto member) -> Status {
+        using T = std::remove_cvref_t<decltype(r->*member)>;
+        if constexpr (std::is_same_v<T, double>) {
+          CAIRN_ASSIGN_OR_RETURN(r->*member, DecodeDouble(v));
+        } else if constexpr (std::is_same_v<T, int64_t>) {
+          CAIRN_ASSIGN_OR_RETURN(r->*member, v.Integer(std::numeric_limits<int64_t>::min(),
+                                                       std::numeric_limits<int64_t>::max()));
+        } else if constexpr (std::is_same_v<T, uint64_t>) {
+          CAIRN_ASSIGN_OR_RETURN(r->*member, v.Unsigned(std::numeric_limits<uint64_t>::max()));
+        } else if constexpr (std::is_same_v<T, bool>) {
+          CAIRN_ASSIGN_OR_RETURN(r->*member, v.Bool());
+        } else {
+          CAIRN_ASSIGN_OR_RETURN(r->*member, v.String());
+        }
+        return Status::Ok();
+      },
+      f.member);
 }
 
 bool EndsTorn(std::string_view line) { return line.empty() || line.back() != '}'; }
@@ -84,63 +87,31 @@ bool EndsTorn(std::string_view line) { return line.empty() || line.back() != '}'
 }  // namespace
 
 std::string EncodePlacementRecord(const PlacementRecord& r) {
-  JsonValue v = JsonValue::Object{};
+  Json v = Json::object();
   for (const Field& f : kFields) {
     std::visit(
         [&](auto member) {
           using T = std::remove_cvref_t<decltype(r.*member)>;
           if constexpr (std::is_same_v<T, double>) {
-            v.Set(f.name, EncodeDouble(r.*member));
+            v[f.name] = EncodeDouble(r.*member);
           } else {
-            v.Set(f.name, r.*member);
+            v[f.name] = r.*member;
           }
         },
         f.member);
   }
-  return WriteJson(v, 0) + "\n";
+  return v.dump() + "\n";
 }
 
-Result<PlacementRecord> DecodePlacementRecord(std::string_view line) {
+Result<PlacementRecord> DecodePlacementRecord(std::string_view line, std::string_view document) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-  auto doc = ParseJson(line);
-  if (!doc.ok()) return doc.status().Annotate("placement record");
-  if (!doc->is_object()) {
-    return Error(Code::kCorrupt, "placement record: expected an object, got {}",
-                 JsonTypeName(doc->type()));
+  CAIRN_ASSIGN_OR_RETURN(Json doc, ParseJson(line, document));
+  const JsonField object(doc, std::string(document), Code::kCorrupt);
+  if (!doc.is_object()) {
+    return object.Invalid(fmt::format("expected an object, got {}", doc.type_name()));
   }
   PlacementRecord r;
-  for (const Field& f : kFields) {
-    const JsonValue* v = doc->Find(f.name);
-    if (v == nullptr) return FieldError(f.name, "missing");
-    Status s = std::visit(
-        [&](auto member) -> Status {
-          using T = std::remove_cvref_t<decltype(r.*member)>;
-          if constexpr (std::is_same_v<T, double>) {
-            CAIRN_ASSIGN_OR_RETURN(r.*member, DecodeDouble(f.name, *v));
-          } else if constexpr (std::is_same_v<T, int64_t>) {
-            CAIRN_ASSIGN_OR_RETURN(double d, DecodeInteger(f.name, *v, -kMaxExactInteger));
-            r.*member = static_cast<int64_t>(d);
-          } else if constexpr (std::is_same_v<T, uint64_t>) {
-            CAIRN_ASSIGN_OR_RETURN(double d, DecodeInteger(f.name, *v, 0));
-            r.*member = static_cast<uint64_t>(d);
-          } else if constexpr (std::is_same_v<T, bool>) {
-            if (!v->is_bool()) {
-              return FieldError(
-                  f.name, fmt::format("expected true or false, got {}", JsonTypeName(v->type())));
-            }
-            r.*member = v->AsBool();
-          } else {
-            if (!v->is_string()) {
-              return FieldError(f.name,
-                                fmt::format("expected a string, got {}", JsonTypeName(v->type())));
-            }
-            r.*member = v->AsString();
-          }
-          return Status::Ok();
-        },
-        f.member);
-    CAIRN_RETURN_IF_ERROR(s);
-  }
+  for (const Field& f : kFields) CAIRN_RETURN_IF_ERROR(DecodeField(object, f, &r));
   return r;
 }
 
@@ -178,8 +149,8 @@ Result<std::vector<PlacementRecord>> ReadPlacementHistory(Env* env,
     std::string_view line = rest.substr(0, end);
     rest.remove_prefix(end + 1);
     if (EndsTorn(line)) continue;
-    auto r = DecodePlacementRecord(line);
-    if (!r.ok()) return r.status().Annotate(fmt::format("'{}' line {}", path, line_no));
+    auto r = DecodePlacementRecord(line, fmt::format("placement history '{}' line {}", path, line_no));
+    if (!r.ok()) return r.status();
     out.push_back(std::move(r).value());
   }
   return out;

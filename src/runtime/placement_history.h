@@ -68,9 +68,11 @@ struct PlacementRecord {
 std::string EncodePlacementRecord(const PlacementRecord& r);
 
 // The inverse of EncodePlacementRecord (with or without the '\n').
-// kCorrupt naming the field: not JSON, not an object, a member missing or of
-// the wrong type, an integer member that is not a whole number in range.
-Result<PlacementRecord> DecodePlacementRecord(std::string_view line);
+// kCorrupt naming `document` (the file and line) and the member's JSON
+// Pointer: not JSON, not an object, a member missing or of the wrong type,
+// an integer member that is not a whole number in range.
+Result<PlacementRecord> DecodePlacementRecord(std::string_view line,
+                                              std::string_view document = "placement record");
 
 // <ssd_tier_root>/.status/history.jsonl. Tiers skip dot-directories, so it
 // is never mistaken for a checkpoint name.
@@ -82,8 +84,8 @@ std::string PlacementHistoryPath(const std::string& ssd_tier_root);
 Status AppendPlacementRecord(Env* env, const std::string& ssd_tier_root, const PlacementRecord& r);
 
 // Every record of the node's history, in file order (oldest first).
-// kNotFound when there is no history file; kCorrupt naming the line
-// (1-based) and field of a complete line that does not decode; torn lines
+// kNotFound when there is no history file; kCorrupt naming the file, the line
+// (1-based) and the member of a complete line that does not decode; torn lines
 // (see above) are skipped.
 Result<std::vector<PlacementRecord>> ReadPlacementHistory(Env* env,
                                                           const std::string& ssd_tier_root);

@@ -365,88 +365,102 @@ Result<Json> PlotData(const std::vector<DeviceResult>& results, const IoProfile&
               {"devices", std::move(devices)}};
 }
 
-int RunModel(const ModelFlags& flags) {
-  auto usage = [](const std::string& option, const Status& s) {
-    fmt::print(stderr, "cairn model: {}: {}\n", option, s.ToString());
-    return 2;
-  };
-  EnergyProblem problem;
+// The steps of RunModel. Each prints its own error and returns the exit
+// status: 0 to go on, 2 for a bad option value, 1 for anything else.
+
+int Usage(const std::string& option, const Status& s) {
+  fmt::print(stderr, "cairn model: {}: {}\n", option, s.ToString());
+  return 2;
+}
+
+int ReadProblem(const ModelFlags& flags, EnergyProblem* problem) {
   auto size = ParseSize(flags.checkpoint_size);
-  if (!size.ok()) return usage("--checkpoint-size", size.status());
-  if (*size == 0) return usage("--checkpoint-size", Error(Code::kInvalidArgument, "must be > 0"));
-  problem.checkpoint_bytes = static_cast<double>(*size);
-  problem.failure_rate = kDefaultFailureRate;
+  if (!size.ok()) return Usage("--checkpoint-size", size.status());
+  if (*size == 0) return Usage("--checkpoint-size", Error(Code::kInvalidArgument, "must be > 0"));
+  problem->checkpoint_bytes = static_cast<double>(*size);
+  problem->failure_rate = kDefaultFailureRate;
   if (!flags.mtbf.empty()) {
     auto mtbf = ParseDuration(flags.mtbf);
-    if (!mtbf.ok()) return usage("--mtbf", mtbf.status());
-    problem.failure_rate = 1 / *mtbf;
+    if (!mtbf.ok()) return Usage("--mtbf", mtbf.status());
+    problem->failure_rate = 1 / *mtbf;
   } else if (flags.lambda_option != nullptr && flags.lambda_option->count() > 0) {
     if (!std::isfinite(flags.lambda) || flags.lambda <= 0) {
-      return usage("--lambda", Error(Code::kInvalidArgument, "must be > 0, got {}", flags.lambda));
+      return Usage("--lambda", Error(Code::kInvalidArgument, "must be > 0, got {}", flags.lambda));
     }
-    problem.failure_rate = flags.lambda;
+    problem->failure_rate = flags.lambda;
   }
   if (!std::isfinite(flags.app_power_w) || flags.app_power_w <= 0) {
-    return usage("--app-power",
+    return Usage("--app-power",
                  Error(Code::kInvalidArgument, "must be > 0 W, got {}", flags.app_power_w));
   }
-  problem.app_power_w = flags.app_power_w;
+  problem->app_power_w = flags.app_power_w;
+  return 0;
+}
 
-  IoProfile profile;
-  std::string origin;
+int BuildStated(const ModelFlags& flags, const EnergyProblem& problem, IoProfile* profile) {
+  std::vector<std::string> names = flags.devices;
+  if (names.empty()) names = {"ssd", "iodrive"};
+  std::vector<StatedDevice> devices;
+  for (const std::string& name : names) {
+    auto d = StatedDeviceByName(name);
+    if (!d.ok()) return Usage("--device", d.status());
+    devices.push_back(*d);
+  }
+  // W_A is both the problem's compute power and, in the stated model, what
+  // fixes a busy core's power; keep them the same figure.
+  StatedNode node = SlidesNode();
+  if (problem.app_power_w <= node.idle_w) {
+    return Usage("--app-power",
+                 Error(Code::kInvalidArgument, "{} W is not above the stated node's idle power "
+                                               "of {} W",
+                       problem.app_power_w, node.idle_w));
+  }
+  node.app_power_w = problem.app_power_w;
+  auto built = BuildStatedProfile(node, devices);
+  if (!built.ok()) {
+    fmt::print(stderr, "cairn model: {}\n", built.status().ToString());
+    return 1;
+  }
+  *profile = std::move(built).value();
+  return 0;
+}
+
+// The profile of --profile, or built from stated figures; --save-profile.
+int LoadProfile(const ModelFlags& flags, const EnergyProblem& problem, IoProfile* profile,
+                std::string* origin) {
   if (!flags.profile_path.empty()) {
     auto text = PosixEnv()->ReadFileToString(flags.profile_path);
-    if (!text.ok()) return usage("--profile", text.status());
+    if (!text.ok()) return Usage("--profile", text.status());
     auto parsed = ParseIoProfile(*text, flags.profile_path);
     if (!parsed.ok()) {
       fmt::print(stderr, "cairn model: {}\n", parsed.status().ToString());
       return 1;
     }
-    profile = std::move(parsed).value();
-    origin = flags.profile_path;
+    *profile = std::move(parsed).value();
+    *origin = flags.profile_path;
   } else {
-    std::vector<std::string> names = flags.devices;
-    if (names.empty()) names = {"ssd", "iodrive"};
-    std::vector<StatedDevice> devices;
-    for (const std::string& name : names) {
-      auto d = StatedDeviceByName(name);
-      if (!d.ok()) return usage("--device", d.status());
-      devices.push_back(*d);
-    }
-    // W_A is both the problem's compute power and, in the stated model, what
-    // fixes a busy core's power; keep them the same figure.
-    StatedNode node = SlidesNode();
-    if (problem.app_power_w <= node.idle_w) {
-      return usage("--app-power",
-                   Error(Code::kInvalidArgument,
-                         "{} W is not above the stated node's idle power of {} W",
-                         problem.app_power_w, node.idle_w));
-    }
-    node.app_power_w = problem.app_power_w;
-    auto built = BuildStatedProfile(node, devices);
-    if (!built.ok()) {
-      fmt::print(stderr, "cairn model: {}\n", built.status().ToString());
-      return 1;
-    }
-    profile = std::move(built).value();
-    origin = "built from stated device figures (see docs/model.md)";
+    if (int rc = BuildStated(flags, problem, profile)) return rc;
+    *origin = "built from stated device figures (see docs/model.md)";
   }
-
   if (!flags.save_profile.empty()) {
-    std::string text = SerializeIoProfile(profile);
+    std::string text = SerializeIoProfile(*profile);
     Status s = PosixEnv()->WriteFileAtomic(flags.save_profile, text.data(), text.size(), true);
     if (!s.ok()) {
       fmt::print(stderr, "cairn model: --save-profile: {}\n", s.ToString());
       return 1;
     }
   }
+  return 0;
+}
 
+// Per device: the energy-optimal plan and the intervals to compare it with.
+int Evaluate(const IoProfile& profile, const EnergyProblem& problem,
+             std::vector<DeviceResult>* results) {
   auto reports = OptimizeEnergy(profile, problem);
   if (!reports.ok()) {
     fmt::print(stderr, "cairn model: {}\n", reports.status().ToString());
     return 1;
   }
-  std::vector<DeviceResult> results;
   for (DeviceEnergyReport& report : *reports) {
     DeviceResult r;
     const EnergyPlan& best = report.best;
@@ -464,8 +478,19 @@ int RunModel(const ModelFlags& flags) {
     r.young_s = *young;
     r.daly_s = *daly;
     r.report = std::move(report);
-    results.push_back(std::move(r));
+    results->push_back(std::move(r));
   }
+  return 0;
+}
+
+int RunModel(const ModelFlags& flags) {
+  EnergyProblem problem;
+  if (int rc = ReadProblem(flags, &problem)) return rc;
+  IoProfile profile;
+  std::string origin;
+  if (int rc = LoadProfile(flags, problem, &profile, &origin)) return rc;
+  std::vector<DeviceResult> results;
+  if (int rc = Evaluate(profile, problem, &results)) return rc;
   if (flags.json) {
     std::string source = flags.profile_path.empty() ? "stated" : flags.profile_path;
     PrintJson(results, profile, problem, source);

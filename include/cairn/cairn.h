@@ -91,6 +91,16 @@ typedef enum cairn_status {
  * last error, whatever its code. */
 #define CAIRN_LAST_ERROR INT_MIN
 
+/* An initializer for a struct the library fills: its size set, the rest
+ * zero (ABI rule, top of this file). C++ gets a value-initialized copy,
+ * since a partial brace initializer draws -Wmissing-field-initializers. */
+#ifdef __cplusplus
+#define CAIRN_SIZED_INIT_(type) \
+  ([] { type sized_{}; sized_.size = sizeof(type); return sized_; }())
+#else
+#define CAIRN_SIZED_INIT_(type) {.size = sizeof(type)}
+#endif
+
 /* Version of the library actually linked (compare with CAIRN_VERSION_NUMBER). */
 CAIRN_EXPORT int cairn_version(void);
 
@@ -146,7 +156,7 @@ typedef struct cairn_checkpoint_info {
   char reason[512];         /* one readable line: placement and why (truncated) */
 } cairn_checkpoint_info;
 
-#define CAIRN_CHECKPOINT_INFO_INIT {sizeof(cairn_checkpoint_info)}
+#define CAIRN_CHECKPOINT_INFO_INIT CAIRN_SIZED_INIT_(cairn_checkpoint_info)
 
 /* Fills the fields of *info that lie within info->size bytes.
  * CAIRN_E_NOT_FOUND before the first successful checkpoint;
@@ -200,7 +210,7 @@ typedef struct cairn_restart_info {
                                               from its ECC sidecar (tiers.memory.ecc) */
 } cairn_restart_info;
 
-#define CAIRN_RESTART_INFO_INIT {sizeof(cairn_restart_info)}
+#define CAIRN_RESTART_INFO_INIT CAIRN_SIZED_INIT_(cairn_restart_info)
 
 /* Fills the fields of *info that lie within info->size bytes.
  * CAIRN_E_NOT_FOUND before the first successful restart;

@@ -81,7 +81,7 @@ class Session {
   // What the last successful Checkpoint did (skipped, tier, rule, time).
   // Sets info->size itself (cairn.h: ABI rules).
   Status LastCheckpoint(cairn_checkpoint_info* info) const {
-    *info = cairn_checkpoint_info CAIRN_CHECKPOINT_INFO_INIT;
+    *info = CAIRN_CHECKPOINT_INFO_INIT;
     return Status(cairn_last_checkpoint(info));
   }
   Status Wait() { return Status(cairn_checkpoint_wait()); }
@@ -112,7 +112,7 @@ class Session {
   // What the last successful Restart did (tier, rollback distance).
   // Sets info->size itself (cairn.h: ABI rules).
   Status LastRestart(cairn_restart_info* info) const {
-    *info = cairn_restart_info CAIRN_RESTART_INFO_INIT;
+    *info = CAIRN_RESTART_INFO_INIT;
     return Status(cairn_last_restart(info));
   }
   // Collective: removes every version of name from every tier (cairn_delete).

@@ -22,7 +22,7 @@ typedef struct cairn_restart_info {
   double seconds;
 } cairn_restart_info;
 
-#define CAIRN_RESTART_INFO_INIT {sizeof(cairn_restart_info)}
+#define CAIRN_RESTART_INFO_INIT {.size = sizeof(cairn_restart_info)}
 
 int cairn_init_single(const char *config_path);
 int cairn_protect(int id, void *ptr, size_t count, size_t elem_size);

@@ -171,8 +171,9 @@ CAIRN_EXPORT int cairn_last_checkpoint(cairn_checkpoint_info *info);
  * interval = "off" (the default) the call is CAIRN_E_INVALID_ARGUMENT. */
 CAIRN_EXPORT int cairn_should_checkpoint(void);
 
-/* Blocks until background work (drain to lower tiers) is done. Returns the
- * first error that work met, if any. */
+/* Blocks until background work (drain to lower tiers) is done. A drain that
+ * failed is logged as a warning and does not fail the wait: the version it
+ * carried is committed on a faster tier. */
 CAIRN_EXPORT int cairn_checkpoint_wait(void);
 
 /* Collective. The newest version <= max_version (max_version < 0: any) of

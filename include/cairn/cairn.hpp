@@ -1,8 +1,8 @@
 // cairn.hpp — the C++ API of Cairn: the same engine as cairn.h, with
 // [[nodiscard]] Status results, typed regions and a session that finalizes
 // when it goes out of scope. Header-only over the C API; no exception is
-// thrown. Thread-safety: as cairn.h (one session per process, application
-// thread only).
+// thrown. Thread-safety and error rules: as cairn.h (one session per
+// process; docs/api.md).
 #ifndef CAIRN_CAIRN_HPP_
 #define CAIRN_CAIRN_HPP_
 

@@ -37,15 +37,6 @@ inline std::string TomlText(const toml::table& document) {
   return out.str();
 }
 
-// s as a TOML basic string, quoted and escaped.
-// TODO(slots): bench/ckpt_bandwidth.cc still builds its config text from
-// this; once it uses TomlText, remove TomlString.
-inline std::string TomlString(const std::string& s) {
-  std::ostringstream out;
-  out << toml::value<std::string>(s);
-  return out.str();
-}
-
 // A number option in [min, max]; unlike CLI::Range it also refuses nan.
 inline CLI::Validator FiniteRange(double min, double max) {
   std::ostringstream range;

@@ -25,6 +25,10 @@ layout = (root / "src" / "format" / "layout.h").read_text()
 version = re.search(r"kFormatVersion = (\d+)", layout).group(1)
 if f"format version {version}" not in (root / "docs" / "format.md").read_text():
     errors.append(f"docs/format.md does not document format version {version}")
+part = (root / "src" / "format" / "part.h").read_text()
+part_version = re.search(r"kPartFormatVersion = (\d+)", part).group(1)
+if f"part format version {part_version}" not in (root / "docs" / "format.md").read_text():
+    errors.append(f"docs/format.md does not document part format version {part_version}")
 for e in errors:
     print(e)
 print(f"docs check: {len(errors)} problem(s)")

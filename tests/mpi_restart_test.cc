@@ -49,6 +49,8 @@ class MpiRestartTest : public ::testing::Test {
       std::ofstream out(config_);
       out << "[general]\ndir = \"" << dir_ << "\"\nlog_level = \"" << log_level << "\"\n"
           << "[tiers.memory]\npath = \"" << dir_ << "/shm/{node}\"\n"
+          // Restarts find memory copies after a finalize, as after a crash.
+          << "keep_at_finalize = true\n"
           << "[topology]\nranks_per_node = 2\n";
     }
     MPI_Barrier(MPI_COMM_WORLD);

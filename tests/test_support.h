@@ -34,6 +34,9 @@ inline cairn::Config ThreeTierConfig(const std::string& dir) {
   c.dir = dir;
   c.log_level = "off";
   c.tier(cairn::TierKind::kMemory).path = dir + "/shm/{node}";
+  // The tests damage and restart from memory copies after a finalize, as
+  // a job restarted on surviving nodes would find them after a crash.
+  c.tier(cairn::TierKind::kMemory).keep_at_finalize = true;
   c.tier(cairn::TierKind::kSsd).path = "{dir}/ssd/{node}";
   c.tier(cairn::TierKind::kPfs).path = "{dir}/pfs";
   return c;

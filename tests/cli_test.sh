@@ -35,6 +35,12 @@ with open(path, "r+b") as f:
     f.seek(first * 4096); f.write(bytes(x ^ 0xFF for x in b))
 PY
 }
+json_ok() {  # json_ok EXPR: the Python EXPR holds over stdin's JSON lines (lines, last)
+  python3 -c 'import json, sys
+lines = [json.loads(line) for line in sys.stdin if line.strip()]
+last = lines[-1] if lines else None
+sys.exit(0 if eval("(" + sys.argv[1] + ")") else 1)' "$1"
+}
 
 cat > "$WORK/cairn.toml" <<TOML
 [general]
@@ -43,6 +49,7 @@ log_level = "error"
 [tiers.memory]
 path = "$WORK/shm/{node}"
 ecc = "normal"
+keep_at_finalize = true
 [tiers.pfs]
 flush = "sync"
 [topology]
@@ -58,7 +65,8 @@ check "list shows version 40 complete on every tier" \
   test "$(echo "$list" | grep -cE '^(memory|ssd|pfs) +heat +40 +2/2 .* complete')" -eq 3
 check "list keeps 2 versions per tier" test "$(echo "$list" | grep -c ' heat ')" -eq 6
 json=$("$CAIRN" list --json --config "$WORK/cairn.toml")
-check "list --json has one object per tier and version" test "$(echo "$json" | grep -c '"complete": true')" -eq 6
+check "list --json has one complete object per tier and version" \
+  json_ok 'len(lines) == 6 and all(l["complete"] and l["ranks_complete"] == 2 for l in lines)' <<< "$json"
 
 inspect=$("$CAIRN" inspect heat 40 --config "$WORK/cairn.toml")
 echo "$inspect"
@@ -69,7 +77,8 @@ check "inspect of a missing version fails" bash -c "! '$CAIRN' inspect heat 7 --
 check "verify passes on intact storage" "$CAIRN" verify --config "$WORK/cairn.toml"
 
 # One garbled shard of a memory part: its sidecar corrects it, yet the copy
-# is not clean. A part cut short by 100 bytes loses 2 shards: correctable.
+# is not clean. A part cut 100 bytes into its last whole shard loses 2
+# shards (that one and the partial one after it): correctable.
 mem40="$WORK/shm/1/heat/v0000000040/r000001.part"
 garble "$mem40" 1 1
 out=$("$CAIRN" verify --config "$WORK/cairn.toml"); rc=$?
@@ -78,16 +87,18 @@ check "verify exits 1 on correctable damage" test $rc -eq 1
 check "verify names the correctable file with 1 shard corrected" \
   grep -q "CORRECTABLE $mem40: 1 shard(s) in 1 stripe(s) corrected by its ECC sidecar, 0 uncorrectable" <<< "$out"
 mem30="$WORK/shm/1/heat/v0000000030/r000001.part"
-truncate -s -100 "$mem30"
+truncate -s $(( $(stat -c %s "$mem30") / 4096 * 4096 - 100 )) "$mem30"
 summary=$("$CAIRN" verify --json --config "$WORK/cairn.toml" | tail -1)
 check "verify --json counts 2 correctable files, 3 shards corrected, none damaged" \
-  grep -q '"damaged": 0, "correctable": 2, .*"ecc_shards_corrected": 3, "ecc_shards_uncorrectable": 0' <<< "$summary"
+  json_ok 'last["damaged"] == 0 and last["correctable"] == 2 and last["ecc_shards_corrected"] == 3
+           and last["ecc_shards_uncorrectable"] == 0' <<< "$summary"
 
 part="$WORK/data/ssd/1/heat/v0000000040/r000001.part"
 python3 - "$part" <<'PY'
 import sys
 with open(sys.argv[1], "r+b") as f:
-    f.seek(20000); b = f.read(1); f.seek(20000); f.write(bytes([b[0] ^ 0x10]))
+    f.seek(0, 2); at = f.tell() // 2
+    f.seek(at); b = f.read(1); f.seek(at); f.write(bytes([b[0] ^ 0x10]))
 PY
 out=$("$CAIRN" verify --config "$WORK/cairn.toml"); rc=$?
 echo "$out"
@@ -97,7 +108,7 @@ check "verify names the damaged file" grep -q "DAMAGED $part" <<< "$out"
 truncate -s 1000 "$WORK/data/pfs/heat/v0000000030/r000000.part"
 out=$("$CAIRN" verify --json --config "$WORK/cairn.toml"); rc=$?
 check "verify --json reports the truncated file" grep -q 'pfs/heat/v0000000030' <<< "$out"
-check "verify --json counts 2 damaged" grep -q '"damaged": 2' <<< "$out"
+check "verify --json counts 2 damaged" json_ok 'last["damaged"] == 2' <<< "$out"
 
 # Five garbled shards in one stripe: beyond RS(36,32), which rebuilds four.
 mem30_0="$WORK/shm/0/heat/v0000000030/r000000.part"
@@ -105,14 +116,134 @@ garble "$mem30_0" 0 5
 out=$("$CAIRN" verify --json --config "$WORK/cairn.toml"); rc=$?
 check "verify exits 1 on uncorrectable damage" test $rc -eq 1
 check "verify --json counts 5 uncorrectable shards of the memory part" \
-  grep -q "\"file\": \"$mem30_0\".*\"ecc_shards_uncorrectable\": 5, \"ecc_stripes_uncorrectable\": 1, \"correctable\": false" <<< "$out"
+  json_ok "any(l.get('file') == '$mem30_0' and l['ecc_shards_uncorrectable'] == 5
+               and l['ecc_stripes_uncorrectable'] == 1 and l['correctable'] is False
+               for l in lines)" <<< "$out"
 check "verify --json counts 3 damaged, 2 correctable" \
-  grep -q '"damaged": 3, "correctable": 2' <<< "$out"
+  json_ok 'last["damaged"] == 3 and last["correctable"] == 2' <<< "$out"
 
 rm "$WORK/shm/0/heat/v0000000040/r000000.manifest"
 list=$("$CAIRN" list --config "$WORK/cairn.toml")
 check "a missing manifest makes the version incomplete" \
   grep -qE '^memory +heat +40 +1/2 .* incomplete' <<< "$list"
+
+# A directory name of digits too long for int beside the node directories,
+# and a version directory beyond any int version: skipped, never an abort
+# (issue 9: std::stoi threw out_of_range).
+mkdir -p "$WORK/data/ssd/99999999999999999999" "$WORK/data/ssd/007" \
+         "$WORK/data/ssd/1/heat/v9999999999"
+out=$("$CAIRN" list --config "$WORK/cairn.toml" 2>&1); rc=$?
+check "list skips out-of-range node and version directory names" \
+  test $rc -eq 0 -a "$(grep -cE '^ssd +heat +(30|40) ' <<< "$out")" -eq 2 \
+       -a -z "$(grep -E '9999999999|007' <<< "$out")"
+rm -rf "$WORK/data/ssd/99999999999999999999" "$WORK/data/ssd/007" \
+       "$WORK/data/ssd/1/heat/v9999999999"
+
+# --- nothing to verify: its own exit status (issue 9 item 8) ----------------
+cat > "$WORK/empty.toml" <<TOML
+[general]
+dir = "$WORK/nowhere"
+[tiers.memory]
+path = "$WORK/noshm/{node}"
+TOML
+err=$("$CAIRN" verify --config "$WORK/empty.toml" 2>&1 >/dev/null); rc=$?
+check "verify of an empty directory exits 3" test $rc -eq 3
+check "verify of an empty directory names where it looked" \
+  grep -qF "no checkpoint found (0 incomplete copies) in memory tier $WORK/noshm/{node}, ssd tier $WORK/nowhere/ssd/{node}, pfs tier $WORK/nowhere/pfs" <<< "$err"
+out=$("$CAIRN" verify --json --config "$WORK/empty.toml" 2>/dev/null); rc=$?
+check "verify --json of an empty directory exits 3 with a summary of 0 files" \
+  json_ok 'last["files_checked"] == 0 and last["damaged"] == 0' <<< "$out"
+check "list of an empty directory says where it looked" \
+  grep -qF "no checkpoints found in memory tier $WORK/noshm/{node}" \
+  <<< "$("$CAIRN" list --config "$WORK/empty.toml")"
+
+# --- cairn prune and cairn delete (issue 9 item 8) --------------------------
+# Versions 10..50 kept on every tier, parts over 1 MiB so that the memory
+# tier parks slots. Then version 40 is left incomplete on every tier (an
+# interrupted checkpoint: not recoverable), and rank 1's ssd copy of
+# version 50 loses its manifest (50 stays recoverable from the other tiers).
+# prune --keep 2 keeps 50 and 30 with every copy, the incomplete ssd one
+# included, and removes 10, 20 and the leftover 40.
+cat > "$WORK/rm.toml" <<TOML
+[general]
+dir = "$WORK/rmdata"
+log_level = "error"
+[tiers.memory]
+path = "$WORK/rmshm/{node}"
+keep_at_finalize = true
+[tiers.pfs]
+flush = "sync"
+[retention]
+keep = 5
+[topology]
+ranks_per_node = 1
+TOML
+mpirun --allow-run-as-root --oversubscribe -np 2 "$HEAT" --steps 50 --every 10 --rows 600 \
+  --cols 600 --config "$WORK/rm.toml" --out "$WORK/rm-grid.bin" > "$WORK/rm-heat.log" 2>&1 \
+  || { cat "$WORK/rm-heat.log"; echo "FAIL heat run for prune and delete"; exit 1; }
+versions_on() {  # versions_on TIER: the versions `cairn list --json` shows on TIER
+  "$CAIRN" list --json --config "$WORK/rm.toml" |
+    python3 -c 'import json, sys; print(" ".join(str(l["version"]) for l in map(json.loads, sys.stdin) if l["tier"] == sys.argv[1]))' "$1"
+}
+check "heat left versions 10..50 on every tier" \
+  test "$(versions_on memory)|$(versions_on ssd)|$(versions_on pfs)" = \
+       "10 20 30 40 50|10 20 30 40 50|10 20 30 40 50"
+find "$WORK/rmdata" "$WORK/rmshm" -path '*/v0000000040/r000000.manifest' -delete
+rm "$WORK/rmdata/ssd/1/heat/v0000000050/r000001.manifest"
+tree_before=$(find "$WORK/rmdata" "$WORK/rmshm" | sort)
+
+out=$("$CAIRN" prune --keep 2 --dry-run --config "$WORK/rm.toml"); rc=$?
+echo "$out"
+check "prune --dry-run exits 0 and removes nothing" \
+  test $rc -eq 0 -a "$(find "$WORK/rmdata" "$WORK/rmshm" | sort)" = "$tree_before"
+check "prune --dry-run names what it would remove and what it keeps" \
+  test "$(grep -cE '^would remove +(memory|ssd|pfs) ' <<< "$out")" -eq 15 \
+       -a -n "$(grep -F 'would remove 15 version directories and 0 parked-slot directories' <<< "$out")" \
+       -a -n "$(grep -F 'kept heat 50, 30' <<< "$out")"
+
+out=$("$CAIRN" prune --keep 2 --json --config "$WORK/rm.toml"); rc=$?
+check "prune --keep 2 --json: 10, 20 and 40 removed from 5 tier directories, 50 and 30 kept" \
+  json_ok 'last["versions_removed"] == 15 and last["failed"] == 0 and last["kept"] == {"heat": [50, 30]}
+           and last["dry_run"] is False
+           and sorted({l["version"] for l in lines[:-1]}) == [10, 20, 40]
+           and all(l["action"] == "removed" for l in lines[:-1])' <<< "$out"
+check "prune kept versions 30 and 50 on every tier" \
+  test "$(versions_on memory)|$(versions_on ssd)|$(versions_on pfs)" = "30 50|30 50|30 50"
+check "prune kept the incomplete ssd copy of the kept version 50" \
+  test -s "$WORK/rmdata/ssd/1/heat/v0000000050/r000001.part"
+check "verify passes after prune" "$CAIRN" verify --config "$WORK/rm.toml"
+# The kept version restarts: heat resumes from step 50.
+mpirun --allow-run-as-root --oversubscribe -np 2 "$HEAT" --steps 60 --every 10 --rows 600 \
+  --cols 600 --config "$WORK/rm.toml" --out "$WORK/rm-grid2.bin" > "$WORK/rm-heat2.log" 2>&1
+check "heat restarts from version 50 after prune" grep -q "resumed from version 50 " "$WORK/rm-heat2.log"
+check "prune of a name with no checkpoint exits 3" \
+  bash -c "'$CAIRN' prune --keep 1 absent --config '$WORK/rm.toml' 2>/dev/null; test \$? -eq 3"
+check "prune --keep 0 is a usage error" \
+  bash -c "! '$CAIRN' prune --keep 0 --config '$WORK/rm.toml' 2>/dev/null"
+
+slots=$(find "$WORK/rmshm" -path '*/.free/*' -type f | wc -l)
+echo "parked slots before delete: $slots"
+tree_before=$(find "$WORK/rmdata" "$WORK/rmshm" | sort)
+out=$("$CAIRN" delete heat --dry-run --json --config "$WORK/rm.toml"); rc=$?
+check "delete --dry-run exits 0, removes nothing, and counts every version and slot" \
+  test $rc -eq 0 -a "$(find "$WORK/rmdata" "$WORK/rmshm" | sort)" = "$tree_before" \
+       -a -n "$(json_ok "last['dry_run'] is True and last['versions_removed'] == 15
+                         and sum(l.get('slots', 0) for l in lines[:-1]) == $slots" <<< "$out" \
+                && echo ok)"
+err=$("$CAIRN" delete ../heat --config "$WORK/rm.toml" 2>&1); rc=$?
+check "delete refuses a name with a path separator" \
+  test $rc -eq 2 -a -n "$(grep -F "checkpoint name '../heat'" <<< "$err")"
+out=$("$CAIRN" delete heat --config "$WORK/rm.toml"); rc=$?
+echo "$out"
+check "delete heat exits 0 and says what it removed" \
+  test $rc -eq 0 -a -n "$(grep -E "^removed 15 version directories and [0-9]+ parked-slot director(y|ies) .* of 'heat'$" <<< "$out")"
+check "delete leaves no version, name directory or parked slot on any tier" \
+  test -z "$(find "$WORK/rmdata" "$WORK/rmshm" -name heat -o -name '.free' -o -name 'v00*')"
+check "list shows nothing after delete" \
+  grep -q "^no checkpoints found in" <<< "$("$CAIRN" list --config "$WORK/rm.toml")"
+err=$("$CAIRN" delete heat --config "$WORK/rm.toml" 2>&1); rc=$?
+check "delete of a name that is gone exits 3, naming where it looked" \
+  test $rc -eq 3 -a -n "$(grep -F "no checkpoint named 'heat' in memory tier $WORK/rmshm/{node}" <<< "$err")"
 
 # --- cairn model --plot and cairn status (issue 5; issue 3 item 8) ---------
 is_png() {  # is_png FILE: non-empty and starting with the PNG signature

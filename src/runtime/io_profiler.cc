@@ -302,21 +302,31 @@ struct Measured {
 
 // One timed pass: `threads` threads of this rank (0: none) each run
 // body(thread), the threads of every rank released together after a barrier.
-// Thread creation is outside the timed span. Collective.
-Result<Measured> TimedPass(Comm& comm, int threads, Clock* clock, const RaplMeter& rapl,
+// Thread creation is outside the timed span; the threads start through env,
+// and one that cannot start fails the pass on every rank. Collective.
+Result<Measured> TimedPass(Comm& comm, Env* env, int threads, Clock* clock, const RaplMeter& rapl,
                            const std::function<Status(int)>& body) {
   std::vector<Status> status(static_cast<size_t>(threads));
   std::latch ready(threads + 1);
   std::latch go(1);
   std::atomic<bool> cancelled{false};
-  // NOTE(structure): these threads are to start through Env::StartThread.
-  std::vector<std::thread> pool;
+  std::vector<std::unique_ptr<Thread>> pool;
+  Status started;
   for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
+    auto thread = env->StartThread([&, t] {
       ready.count_down();
       go.wait();
       if (!cancelled) status[static_cast<size_t>(t)] = body(t);
     });
+    if (!thread.ok()) {
+      // The threads that did start run nothing; the pass still takes part
+      // in the collectives below so that every rank learns of the failure.
+      started = thread.status().Annotate(fmt::format("profiler thread {} of {}", t + 1, threads));
+      cancelled = true;
+      ready.count_down(threads - t);
+      break;
+    }
+    pool.push_back(std::move(thread).value());
   }
   ready.arrive_and_wait();
   Status barrier = comm.Barrier();
@@ -331,11 +341,11 @@ Result<Measured> TimedPass(Comm& comm, int threads, Clock* clock, const RaplMete
   const double cpu0 = ProcessCpuSeconds();
   const double t0 = clock->MonotonicSeconds();
   go.count_down();
-  for (auto& th : pool) th.join();
+  for (auto& th : pool) th->Join();
   const double seconds = threads > 0 ? clock->MonotonicSeconds() - t0 : 0;
   const double cpu = threads > 0 ? ProcessCpuSeconds() - cpu0 : 0;
   CAIRN_RETURN_IF_ERROR(barrier);
-  Status mine;
+  Status mine = started;
   for (const Status& s : status) {
     if (mine.ok()) mine = s;
   }
@@ -456,7 +466,7 @@ class Sweep {
   Result<Measured> WritePass(const Point& point, uint64_t block) {
     WriteOptions wo;
     wo.direct_io = point.tier->persists() && point.tier->config().direct_io;
-    return TimedPass(comm_, point.writers, clock_, plan_.rapl, [&](int t) -> Status {
+    return TimedPass(comm_, env_, point.writers, clock_, plan_.rapl, [&](int t) -> Status {
       CAIRN_ASSIGN_OR_RETURN(auto f, env_->NewWritableFile(point.File(t), wo));
       for (uint64_t i = 0; i < point.per_writer; ++i) {
         CAIRN_RETURN_IF_ERROR(f->Append(pattern_.data(), block));
@@ -468,7 +478,7 @@ class Sweep {
 
   Result<Measured> ReadPass(const Point& point, uint64_t block) {
     std::atomic<uint64_t> sum{0};
-    return TimedPass(comm_, point.writers, clock_, plan_.rapl, [&](int t) -> Status {
+    return TimedPass(comm_, env_, point.writers, clock_, plan_.rapl, [&](int t) -> Status {
       CAIRN_ASSIGN_OR_RETURN(auto f, env_->NewReadableFile(point.File(t)));
       std::vector<uint8_t> buf(block);
       uint64_t local = 0;

@@ -2,19 +2,17 @@
 
 #include <unistd.h>
 
-#include <barrier>
-#include <bit>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "comm/thread_comm.h"
 #include "env/fake_sysfs.h"
 #include "model/io_profile.h"
 
@@ -184,103 +182,6 @@ TEST(IoProfilerTest, WithoutDvfsOrRaplUsesThePowerTableAndSaysSo) {
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
 }
 
-// Ranks as threads of this process, so that the profiler's collective
-// protocol runs without MPI. Every collective is an exchange: each rank puts
-// its words in its slot, and all read every slot between two barriers.
-class ThreadGroup {
- public:
-  explicit ThreadGroup(std::vector<int> node_of_rank)
-      : node_of_rank_(std::move(node_of_rank)),
-        barrier_(static_cast<std::ptrdiff_t>(node_of_rank_.size())),
-        slots_(node_of_rank_.size()) {}
-
-  int size() const { return static_cast<int>(node_of_rank_.size()); }
-  int node(int rank) const { return node_of_rank_[static_cast<size_t>(rank)]; }
-  void Barrier() { barrier_.arrive_and_wait(); }
-  std::vector<std::vector<int64_t>> Exchange(int rank, std::vector<int64_t> words) {
-    slots_[static_cast<size_t>(rank)] = std::move(words);
-    barrier_.arrive_and_wait();
-    std::vector<std::vector<int64_t>> all = slots_;
-    barrier_.arrive_and_wait();  // nobody refills a slot before all have read
-    return all;
-  }
-
- private:
-  std::vector<int> node_of_rank_;
-  std::barrier<> barrier_;
-  std::vector<std::vector<int64_t>> slots_;
-};
-
-class ThreadComm final : public Comm {
- public:
-  ThreadComm(ThreadGroup* group, int rank) : group_(group), rank_(rank) {}
-  int rank() const override { return rank_; }
-  int size() const override { return group_->size(); }
-  int node() const override { return group_->node(rank_); }
-  int nodes() const override {
-    int n = 0;
-    for (int r = 0; r < size(); ++r) n = std::max(n, group_->node(r) + 1);
-    return n;
-  }
-  int ranks_on_node() const override {
-    int n = 0;
-    for (int r = 0; r < size(); ++r) n += group_->node(r) == node() ? 1 : 0;
-    return n;
-  }
-  Status Barrier() override {
-    group_->Barrier();
-    return Status::Ok();
-  }
-  Status NodeBarrier() override { return Barrier(); }
-  Status AllreduceMin(std::vector<int64_t>& v) override {
-    return Reduce(v, [](int64_t a, int64_t b) { return std::min(a, b); });
-  }
-  Status AllreduceMax(std::vector<int64_t>& v) override {
-    return Reduce(v, [](int64_t a, int64_t b) { return std::max(a, b); });
-  }
-  Status AllreduceSum(std::vector<double>& v) override {
-    std::vector<int64_t> words;
-    for (double d : v) words.push_back(std::bit_cast<int64_t>(d));
-    auto all = group_->Exchange(rank_, words);
-    for (size_t i = 0; i < v.size(); ++i) {
-      v[i] = 0;
-      for (const auto& w : all) v[i] += std::bit_cast<double>(w[i]);
-    }
-    return Status::Ok();
-  }
-  Result<std::vector<int64_t>> Allgather(int64_t value) override {
-    return AllgatherWords({value});
-  }
-  Result<std::vector<int64_t>> AllgatherWords(const std::vector<int64_t>& values) override {
-    std::vector<int64_t> out;
-    for (const auto& w : group_->Exchange(rank_, values)) out.insert(out.end(), w.begin(), w.end());
-    return out;
-  }
-  Status Broadcast(std::string* bytes, int root) override {
-    // Word 0 is the length; the bytes follow, padded to whole words.
-    std::vector<int64_t> words{static_cast<int64_t>(bytes->size())};
-    words.resize(1 + (bytes->size() + 7) / 8);
-    std::memcpy(words.data() + 1, bytes->data(), bytes->size());
-    auto all = group_->Exchange(rank_, rank_ == root ? words : std::vector<int64_t>{});
-    const auto& from = all[static_cast<size_t>(root)];
-    bytes->assign(reinterpret_cast<const char*>(from.data() + 1), static_cast<size_t>(from[0]));
-    return Status::Ok();
-  }
-
- private:
-  template <typename Op>
-  Status Reduce(std::vector<int64_t>& v, Op op) {
-    auto all = group_->Exchange(rank_, v);
-    for (size_t i = 0; i < v.size(); ++i) {
-      for (const auto& w : all) v[i] = op(v[i], w[i]);
-    }
-    return Status::Ok();
-  }
-
-  ThreadGroup* group_;
-  int rank_;
-};
-
 // Every call is `step` seconds after the one before: a rank's pass, timed by
 // two calls, lasts exactly `step`.
 class SteppingClock final : public Clock {
@@ -315,20 +216,15 @@ class FailingRankEnv : public RecordingEnv {
 std::vector<Result<ProfileResult>> RunRanks(Env* env, const Config& config,
                                             const std::vector<int>& nodes,
                                             const ProfilerOptions& base) {
-  ThreadGroup group(nodes);
   std::vector<Result<ProfileResult>> results(nodes.size(), Status(Code::kInternal, "not run"));
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < group.size(); ++r) {
-    ranks.emplace_back([&, r] {
-      ThreadComm comm(&group, r);
-      SteppingClock clock(r + 1);
-      ProfilerOptions o = base;
-      o.comm = &comm;
-      o.clock = &clock;
-      results[static_cast<size_t>(r)] = RunIoProfile(env, config, o);
-    });
-  }
-  for (auto& t : ranks) t.join();
+  Status started = ::cairn::RunRanks(env, nodes, [&](Comm& comm) {
+    SteppingClock clock(comm.rank() + 1);
+    ProfilerOptions o = base;
+    o.comm = &comm;
+    o.clock = &clock;
+    results[static_cast<size_t>(comm.rank())] = RunIoProfile(env, config, o);
+  });
+  EXPECT_TRUE(started.ok()) << started.ToString();
   return results;
 }
 

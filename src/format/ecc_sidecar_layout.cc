@@ -15,7 +15,9 @@ EccGeometry EccGeometryFor(const RsCode& code, uint64_t part_size) {
   g.m = code.m();
   g.part_size = part_size;
   const uint64_t stripe_bytes = static_cast<uint64_t>(g.k) * kEccShardSize;
-  g.stripes = (part_size + stripe_bytes - 1) / stripe_bytes;
+  // Not (part_size + stripe_bytes - 1) / stripe_bytes: a part_size read
+  // from a damaged header may be near 2^64 and wrap that sum.
+  g.stripes = part_size / stripe_bytes + (part_size % stripe_bytes != 0 ? 1 : 0);
   return g;
 }
 
@@ -54,7 +56,8 @@ Result<EccGeometry> DecodeEccHeader(std::string_view bytes, const std::string& o
   g.code = static_cast<RsCodeId>(code);
   g.k = r.U8();
   g.m = r.U8();
-  (void)r.U8();
+  // Written as zero: a header has one encoding only.
+  if (r.U8() != 0) return corrupt("reserved byte is not zero");
   uint32_t shard = r.U32();
   g.part_size = r.U64();
   g.stripes = r.U64();

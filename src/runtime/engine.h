@@ -128,7 +128,8 @@ class Engine {
   // What a clean finalize did with this rank's memory tier (engine.cc).
   struct MemoryRelease {
     uint64_t released_copies = 0;  // deleted: a lower tier holds them or newer
-    uint64_t released_bytes = 0;   // theirs and the spare slots'
+    uint64_t released_bytes = 0;
+    uint64_t slot_bytes = 0;       // parked slots released
     uint64_t kept_copies = 0;      // tiers.memory.keep_at_finalize
     uint64_t kept_bytes = 0;
     uint64_t only_copies = 0;      // kept: no lower tier holds them

@@ -68,7 +68,7 @@ Engine::MemoryRelease Engine::ReleaseMemoryTier() {
   const bool keep_all = memory->config().keep_at_finalize;
   // Parked slots hold no data; kept with the copies, they spare the next
   // run's reservation the page allocation.
-  if (!keep_all) out.released_bytes += memory->ReleaseParkedSlots();
+  if (!keep_all) out.slot_bytes = memory->ReleaseParkedSlots();
   auto names = memory->Names();
   if (!names.ok()) return out;
   std::lock_guard<std::mutex> lock(mu_);
@@ -106,7 +106,8 @@ void Engine::ReportKept(const MemoryRelease& mine,
   std::vector<double> sums = {
       static_cast<double>(mine.released_copies), static_cast<double>(mine.released_bytes),
       static_cast<double>(mine.kept_copies),     static_cast<double>(mine.kept_bytes),
-      static_cast<double>(mine.only_copies),     static_cast<double>(mine.only_bytes)};
+      static_cast<double>(mine.only_copies),     static_cast<double>(mine.only_bytes),
+      static_cast<double>(mine.slot_bytes)};
   if (!comm_->AllreduceSum(sums).ok() || comm_->rank() != 0) return;
   std::vector<std::string> parts;
   const std::string per_node = comm_->nodes() > 1 ? " and on every other node" : "";
@@ -122,9 +123,13 @@ void Engine::ReportKept(const MemoryRelease& mine,
   }
   const Tier* memory = tier(TierKind::kMemory);
   const std::string shm = memory ? memory->root() + per_node : "";
-  if (sums[0] > 0 || sums[1] > 0) {
-    parts.push_back(fmt::format("released {} memory copies and spare slots ({}) from {}",
-                                sums[0], Megabytes(sums[1]), shm));
+  // Counts are of rank copies (one part, sidecar and manifest per rank and
+  // version), summed over the job.
+  std::vector<std::string> released;
+  if (sums[0] > 0) released.push_back(fmt::format("{} memory copies ({})", sums[0], Megabytes(sums[1])));
+  if (sums[6] > 0) released.push_back(fmt::format("spare slots ({})", Megabytes(sums[6])));
+  if (!released.empty()) {
+    parts.push_back(fmt::format("released {} from {}", fmt::join(released, " and "), shm));
   }
   if (sums[2] > 0) {
     parts.push_back(fmt::format("kept {} memory copies ({}) in {} (tiers.memory.keep_at_finalize)",
@@ -132,8 +137,8 @@ void Engine::ReportKept(const MemoryRelease& mine,
   }
   if (sums[4] > 0) {
     parts.push_back(fmt::format(
-        "kept {} memory copies ({}) in {}: no lower tier holds them, and that memory stays "
-        "taken until they are deleted",
+        "kept {} memory copies ({}) in {}: no lower tier holds them, and they take that much "
+        "RAM until deleted",
         sums[4], Megabytes(sums[5]), shm));
   }
   // At warn level, the default threshold: the one line of a finalize that

@@ -218,16 +218,29 @@ TEST_F(MpiRestartTest, NothingToRestartIsMinusOne) {
   EXPECT_EQ(cairn_finalize(), CAIRN_SUCCESS);
 }
 
+// Which versions reach the lower tiers depends on timing (a drain that has
+// not started when a newer version commits is superseded), but each tier
+// ends with the newest version, at most `keep` versions, and only versions
+// that every rank of the node holds complete: none a restart could not use.
 TEST_F(MpiRestartTest, RetentionKeepsTwoVersionsPerTier) {
   WriteVersions(5);
   if (Rank() == 0) {
     for (const char* tier : {"memory", "ssd", "pfs"}) {
+      // Node 0 holds ranks 0 and 1; the pfs tier is every rank's.
+      const int holders = std::string(tier) == "pfs" ? Size() : std::min(Size(), 2);
       std::vector<std::string> versions;
       for (const auto& e : fs::directory_iterator(TierDir(tier, 0) + "/state")) {
         versions.push_back(e.path().filename());
+        int manifests = 0;
+        for (const auto& f : fs::directory_iterator(e.path())) {
+          manifests += f.path().extension() == ".manifest";
+        }
+        EXPECT_EQ(manifests, holders) << tier << " " << e.path();
       }
       std::sort(versions.begin(), versions.end());
-      EXPECT_EQ(versions, (std::vector<std::string>{"v0000000004", "v0000000005"})) << tier;
+      ASSERT_FALSE(versions.empty()) << tier;
+      EXPECT_EQ(versions.back(), "v0000000005") << tier;
+      EXPECT_LE(versions.size(), 2u) << tier;
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -1,7 +1,9 @@
+#include <cstring>
 #include <random>
 
 #include <gtest/gtest.h>
 
+#include "codec/crc32c.h"
 #include "format/layout.h"
 #include "format/manifest.h"
 #include "format/part.h"
@@ -200,6 +202,32 @@ TEST(ManifestTest, StoredNamesThatLeaveTheDirectoryAreCorrupt) {
     auto back = DecodeManifest(m.Encode(), "m");
     EXPECT_EQ(back.status().code(), Code::kCorrupt) << c.what;
   }
+}
+
+// Version 1 manifests (before run_id) are still read, with run_id 0.
+TEST(ManifestTest, FormatVersion1IsStillRead) {
+  Manifest m = SampleManifest();
+  m.run_id = 0;
+  std::string v2 = m.Encode();
+  // magic(8) format(4) block(4) version(8) rank(4) nranks(4), then run_id(8).
+  constexpr size_t kRunIdAt = 32;
+  std::string v1 = v2.substr(0, kRunIdAt) + v2.substr(kRunIdAt + 8, v2.size() - kRunIdAt - 12);
+  const uint32_t one = 1;
+  std::memcpy(v1.data() + 8, &one, 4);
+  const uint32_t crc = Crc32c(v1.data(), v1.size());
+  v1.append(reinterpret_cast<const char*>(&crc), 4);
+  auto back = DecodeManifest(v1, "v1");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->run_id, 0u);
+  EXPECT_EQ(back->Encode(), v2);
+}
+
+TEST(ManifestTest, RunIdRoundTrips) {
+  Manifest m = SampleManifest();
+  m.run_id = 0x0123456789abcdefull;
+  auto back = DecodeManifest(m.Encode(), "m");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->run_id, m.run_id);
 }
 
 TEST(ManifestTest, DamageIsDetected) {

@@ -58,11 +58,12 @@ uint64_t Manifest::DataBytes() const {
 std::string Manifest::Encode() const {
   ByteWriter w;
   w.Bytes(std::string_view(kManifestMagic, 8));
-  w.U32(kFormatVersion);
+  w.U32(kManifestFormatVersion);
   w.U32(kBlockSize);
   w.I64(version);
   w.U32(static_cast<uint32_t>(rank));
   w.U32(static_cast<uint32_t>(nranks));
+  w.U64(run_id);
   w.F64(created);
   w.String16(name);
   w.U32(static_cast<uint32_t>(files.size()));
@@ -90,12 +91,14 @@ Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& ori
   if (Crc32c(bytes.data(), bytes.size() - 4) != stored) return corrupt("checksum mismatch");
   ByteReader r(std::string_view(bytes).substr(0, bytes.size() - 4));
   if (r.Bytes(8) != std::string(kManifestMagic, 8)) return corrupt("bad magic");
-  if (r.U32() != kFormatVersion) return corrupt("unknown format version");
+  const uint32_t format = r.U32();
+  if (format != 1 && format != kManifestFormatVersion) return corrupt("unknown format version");
   if (r.U32() != kBlockSize) return corrupt("unsupported block size");
   Manifest m;
   m.version = r.I64();
   m.rank = static_cast<int32_t>(r.U32());
   m.nranks = static_cast<int32_t>(r.U32());
+  if (format >= 2) m.run_id = r.U64();
   m.created = r.F64();
   m.name = r.String16();
   uint32_t nfiles = r.U32();

@@ -15,6 +15,8 @@
 namespace cairn {
 
 inline constexpr char kManifestMagic[8] = {'C', 'A', 'I', 'R', 'N', 'M', 'A', 'N'};
+// Version 2 added run_id; version 1 manifests are still read (run_id 0).
+inline constexpr uint32_t kManifestFormatVersion = 2;
 
 // A byte range of a file and the CRC32C of each kBlockSize block in it.
 struct Extent {
@@ -40,6 +42,11 @@ struct Manifest {
   int64_t version = 0;
   int32_t rank = 0;
   int32_t nranks = 0;
+  // The run (one cairn_init of a job, the same on every rank) that wrote the
+  // copy; drains keep it. The ranks of one version must all come from one
+  // run: a version number reused by a later run, or by a job of another
+  // size in the same directory, never mixes with the older copies.
+  uint64_t run_id = 0;
   double created = 0;  // wall-clock seconds since the epoch
   std::vector<FileEntry> files;
 

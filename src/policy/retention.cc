@@ -1,25 +1,29 @@
 #include "policy/retention.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
 
 namespace cairn {
 
 std::vector<int64_t> VersionsToDelete(const std::vector<StoredVersion>& versions, int keep,
-                                      int64_t globally_complete) {
+                                      const std::vector<int64_t>& everywhere) {
+  std::vector<int64_t> newest_first = everywhere;
+  std::sort(newest_first.begin(), newest_first.end(), std::greater<>());
+  const std::set<int64_t> kept(newest_first.begin(),
+                               newest_first.begin() + std::min<size_t>(newest_first.size(),
+                                                                       static_cast<size_t>(std::max(keep, 0))));
   std::vector<int64_t> out;
-  if (globally_complete < 0) return out;
-  std::vector<StoredVersion> newest_first = versions;
-  std::sort(newest_first.begin(), newest_first.end(),
-            [](const StoredVersion& a, const StoredVersion& b) { return a.version > b.version; });
-  int kept = 0;
-  for (const auto& v : newest_first) {
-    if (v.complete && kept < keep) {
-      ++kept;
+  for (const StoredVersion& v : versions) {
+    if (v.pinned) continue;
+    if (v.superseded) {
+      out.push_back(v.version);
       continue;
     }
-    if (v.version >= globally_complete || v.pinned) continue;
+    if (newest_first.empty() || v.version > newest_first.front() || kept.count(v.version)) continue;
     out.push_back(v.version);
   }
+  std::sort(out.begin(), out.end(), std::greater<>());
   return out;
 }
 

@@ -9,20 +9,28 @@
 
 namespace cairn {
 
+// One of this rank's copies on a tier. Copies that a job of another size
+// wrote are not this job's to count or delete: callers leave them out.
 struct StoredVersion {
   int64_t version = 0;
-  bool complete = false;  // this rank's manifest is there
-  bool pinned = false;    // being read (drained) right now
+  bool complete = false;  // this rank's manifest is there, and this job could restart from it
+  bool pinned = false;    // being drained from or into, or just committed
+  // Complete, but from an earlier run's timeline that this run has left:
+  // the run rolled back (or started afresh) and committed a version at or
+  // below this one. Restart must never go back to it.
+  bool superseded = false;
 };
 
-// The rule: keep the `keep` newest complete versions; never delete a pinned
-// version; and never delete `globally_complete` (the newest version that
-// every rank holds complete on this tier) or anything newer, so that the
-// newest recoverable version is never lost for want of a copy on another
-// rank. globally_complete < 0 (none yet) deletes nothing. Incomplete copies
-// older than globally_complete are leftovers and are deleted.
+// The rule, given `everywhere`, the versions every rank of the job holds
+// complete on this tier (the ones a restart could use): never delete a
+// pinned version; delete superseded versions; keep the `keep` newest
+// versions of `everywhere`; never delete a version newer than the newest of
+// `everywhere` (it may still be arriving on other ranks); delete the rest
+// (older versions, incomplete leftovers, and copies that other ranks lack,
+// which no restart can use). An empty `everywhere` deletes nothing but
+// superseded versions.
 std::vector<int64_t> VersionsToDelete(const std::vector<StoredVersion>& versions, int keep,
-                                      int64_t globally_complete);
+                                      const std::vector<int64_t>& everywhere);
 
 }  // namespace cairn
 

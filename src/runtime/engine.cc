@@ -4,6 +4,7 @@
 #include "runtime/engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "base/log.h"
@@ -44,10 +45,16 @@ Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const
                                                Env* env, Clock* clock) {
   std::unique_ptr<Engine> engine(new Engine(std::move(comm), config, env, clock));
   CAIRN_RETURN_IF_ERROR(engine->comm_->Agree(engine->Open()));
+  std::vector<int64_t> run{engine->comm_->rank() == 0
+                               ? std::llround(clock->WallSeconds() * 1e9)
+                               : int64_t{0}};
+  CAIRN_RETURN_IF_ERROR(engine->comm_->AllreduceMax(run));
+  engine->run_id_ = static_cast<uint64_t>(run[0]);
   CAIRN_ASSIGN_OR_RETURN(engine->controller_,
                          PlacementController::Open(engine->comm_.get(), engine->config_, env, clock,
                                                    engine->tier(TierKind::kMemory),
                                                    engine->tier(TierKind::kSsd)));
+  engine->ResumeAbandonedDrains();
   return engine;
 }
 
@@ -168,7 +175,9 @@ Result<std::string> Engine::RouteFile(const std::string& logical) {
 }
 
 Status Engine::Finalize() {
-  Status drained = flusher_->Wait();
+  // A drain that failed is a warning (Wait): ReportKept says where each
+  // version is, and memory copies that are not safe below stay.
+  (void)Wait();
   flusher_->Shutdown();
   // Drained tiers learn which versions every rank holds only here and at
   // checkpoints, so their retention catches up now.
@@ -184,9 +193,7 @@ Status Engine::Finalize() {
     tier(TierKind::kMemory)->RemoveEmptyDirectories();
   }
   ReportKept(released, newest);
-  // Also the final barrier: a background drain that failed on one rank is
-  // reported by every rank's finalize.
-  return comm_->Agree(drained.ok() ? node_done : drained);
+  return comm_->Agree(node_done);  // also the final barrier
 }
 
 // ---- ECC sidecar (software chipkill for the memory tier)

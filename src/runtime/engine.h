@@ -27,6 +27,7 @@
 #include "runtime/ecc_sidecar.h"
 #include "runtime/part_io.h"
 #include "policy/interval_advisor.h"
+#include "policy/retention.h"
 #include "runtime/io_parallelism.h"
 #include "runtime/placement_controller.h"
 #include "storage/flusher.h"
@@ -60,6 +61,14 @@ struct RestartReport {
   uint64_t ecc_shards_corrected = 0;
 };
 
+// What the background drains did between two waits (cairn_checkpoint_wait).
+struct DrainCounts {
+  int done = 0;        // copies committed on a lower tier
+  int failed = 0;      // copies that could not be made (warnings)
+  int superseded = 0;  // queued drains dropped for a newer version's
+  std::string last_failure;  // the last failure's message ("" if none)
+};
+
 // What a checkpoint call did.
 struct CheckpointReport {
   int64_t version = -1;
@@ -87,7 +96,12 @@ class Engine {
   Status Checkpoint(const std::string& name, int64_t version, bool force = false);
   // The last successful checkpoint call (version -1 before the first).
   const CheckpointReport& last_checkpoint() const { return last_checkpoint_; }
+  // Blocks until background work is done. A drain that failed does not
+  // fail the wait (its version is committed on a faster tier): it is
+  // logged as a warning and counted in last_wait().
   Status Wait();
+  // What the drains did between the two last calls of Wait.
+  const DrainCounts& last_wait() const { return last_wait_; }
   // Collective: whether a checkpoint is due by [placement] interval (the
   // same answer on every rank: due as soon as one rank finds it due).
   Result<bool> ShouldCheckpoint();
@@ -153,6 +167,12 @@ class Engine {
   // that tier (falling to lower tiers when full), retention, drains.
   Status PlaceAndCommit(const std::string& name, int64_t version, bool force,
                         CheckpointReport* report);
+  // The first enabled tier below `kind`, if any.
+  std::optional<TierKind> NextTierBelow(TierKind kind) const;
+  // Ok if this node's next version (node_bytes) fits in the capacity of
+  // tier `kind`, after deleting this rank's oldest copies there that a
+  // lower tier holds too; else kNoSpace saying how full it is.
+  Status MakeRoomOnTier(TierKind kind, const std::string& name, uint64_t node_bytes);
   // The tier a placement means on this node: the first enabled tier at or
   // below memory (kMemory) or ssd (kSsd).
   TierKind TierFor(Placement placement) const;
@@ -179,27 +199,68 @@ class Engine {
   enum class PartFate { kPark, kDelete };
   Status RemoveCopy(Tier& tier, const std::string& name, int64_t version,
                     bool remove_empty_dir = true, PartFate part = PartFate::kPark);
-  // Collective: the newest version each tier holds complete on every rank.
-  Result<std::array<int64_t, kTierKinds>> GloballyCompleteVersions(const std::string& name);
-  void ApplyRetention(const std::string& name, const std::array<int64_t, kTierKinds>& global);
+  // This rank's copies of `name` on tier k as retention sees them (copies a
+  // job of another size wrote are left out); `committed` is the version
+  // this run has just committed (kNone: none), which is pinned and makes
+  // higher versions and earlier runs' copies of it superseded.
+  // REQUIRES: mu_ held.
+  std::vector<StoredVersion> StoredCopies(int k, const std::string& name, int64_t committed);
+  // Collective: of this rank's copies on each tier (`stored`), the versions
+  // every rank holds complete.
+  Result<std::array<std::vector<int64_t>, kTierKinds>> VersionsEverywhere(
+      const std::array<std::vector<StoredVersion>, kTierKinds>& stored);
+  // Collective: deletes this rank's copies that retention says to
+  // (policy/retention.h), given what every rank holds complete; the newest
+  // version each tier holds complete on every rank (kNone: none).
+  Result<std::array<int64_t, kTierKinds>> ApplyRetention(const std::string& name,
+                                                         int64_t committed);
+  // Drains a committed version to the tiers below `from` that take it.
   void ScheduleDrains(TierKind from, const std::string& name, int64_t version,
                       std::vector<Status>* sync_errors);
+  // One drain, pinning the source and the target until it is done or
+  // superseded (Flusher::AddSuperseding).
+  void ScheduleDrain(TierKind from, TierKind to, const std::string& name, int64_t version,
+                     std::vector<Status>* sync_errors);
   Status Drain(TierKind from, TierKind to, const std::string& name, int64_t version);
+  // One attempt at copying the version to `to`; on failure the partial
+  // copy is removed.
+  Status CopyVersionDown(TierKind from, TierKind to, const std::string& name, int64_t version);
+  // Deletes this rank's oldest copy on `to` of a version older than
+  // `version` that nothing pins; false if there is none.
+  bool MakeRoomBelow(TierKind to, const std::string& name, int64_t version);
+  // At start: this rank's newest copy of each checkpoint that a lower tier
+  // lacks (an earlier run died during its final drain) is drained again.
+  void ResumeAbandonedDrains();
 
   // One restart's cache of this rank's copies: each read and checked once
   // (engine_restart.cc).
   class RestartCopies;
-  // This rank's recoverable versions (any tier), newest first, <= max.
-  std::set<int64_t, std::greater<>> LocalRecoverable(RestartCopies& copies, int64_t max_version);
-  // Collective agreement on the newest version in every rank's set, <= max.
-  Result<int64_t> AgreeOnVersion(RestartCopies& copies, int64_t max_version);
-  // This rank's part of restoring `version`: *source names the tier used,
-  // *created its manifest's creation time.
-  Status RestoreLocal(RestartCopies& copies, int64_t version, std::string* source,
+  // A version every rank can recover, and the run whose copies to use
+  // (every rank's copy must come from the same run: Manifest::run_id).
+  struct AgreedVersion {
+    int64_t version = kNone;
+    uint64_t run_id = 0;
+  };
+  // This rank's recoverable versions (any tier), newest first, <= max, each
+  // with the runs that wrote its usable copies.
+  std::map<int64_t, std::set<uint64_t>, std::greater<>> LocalRecoverable(RestartCopies& copies,
+                                                                         int64_t max_version);
+  // Collective agreement on the newest version in every rank's set, <= max,
+  // and on the newest run every rank has a copy of it from; version kNone
+  // when there is none.
+  Result<AgreedVersion> AgreeOnVersion(RestartCopies& copies, int64_t max_version);
+  // Collective, when no version is recoverable: kMismatch naming the job
+  // sizes if some rank passed over copies that a job of another size wrote,
+  // else ok.
+  Status OtherJobSizeError(RestartCopies& copies);
+  // This rank's part of restoring `agreed`: *source names the tier used,
+  // *created its manifest's creation time. Copies of other runs, or whose
+  // regions differ from the protected ones, are passed over.
+  Status RestoreLocal(RestartCopies& copies, const AgreedVersion& agreed, std::string* source,
                       uint64_t* bytes, double* created);
-  // kMismatch if this rank's copy of `version` holds other regions than
-  // the protected ones; touches no application memory.
-  Status CheckRestoreShape(RestartCopies& copies, int64_t version);
+  // Ok if some copy of `agreed` on this rank holds the protected regions;
+  // kMismatch if copies exist but none does. Touches no application memory.
+  Status CheckRestoreShape(RestartCopies& copies, const AgreedVersion& agreed);
   // Collective: fills report's newest and rollback fields, given the
   // restored version and this rank's creation time of it.
   Status MeasureRollback(RestartCopies& copies, double restored_created, RestartReport* report);
@@ -239,6 +300,9 @@ class Engine {
   };
   std::array<std::optional<SizedIoParallelism>, kTierKinds> io_parallelism_;
   CheckpointReport last_checkpoint_;
+  // This run's identity in every manifest it writes: rank 0's wall clock in
+  // nanoseconds at cairn_init, so that a later run's copies are the newer.
+  uint64_t run_id_ = 0;
   int64_t checkpoints_ = 0;  // calls to Checkpoint that committed
   std::set<std::string> names_written_;
 
@@ -248,6 +312,8 @@ class Engine {
   // (tier, version) a drain will read or is reading; a multiset because
   // one source feeds drains to several tiers.
   std::multiset<std::pair<int, int64_t>> pinned_;  // GUARDED_BY(mu_)
+  DrainCounts drains_;     // GUARDED_BY(mu_): since the last Wait
+  DrainCounts last_wait_;  // what the last Wait saw
   std::unique_ptr<Flusher> flusher_;
 };
 

@@ -1,6 +1,8 @@
 // Engine, the checkpoint pipeline: write this rank's copy, commit it
 // collectively, apply retention, drain to lower tiers (engine.h).
 #include <algorithm>
+#include <cstring>
+#include <set>
 
 #include "base/log.h"
 #include "format/layout.h"
@@ -24,6 +26,7 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
   manifest.version = version;
   manifest.rank = comm_->rank();
   manifest.nranks = comm_->size();
+  manifest.run_id = run_id_;
   manifest.created = clock_->WallSeconds();
   PartHeader header = MakePartHeader(name, version, comm_->rank(), comm_->size(), regions);
   CAIRN_ASSIGN_OR_RETURN(FileEntry part, WritePart(t, header, regions));
@@ -46,61 +49,107 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
   return manifest.DataBytes() + encoded.size();
 }
 
-Result<std::array<int64_t, kTierKinds>> Engine::GloballyCompleteVersions(const std::string& name) {
-  std::vector<int64_t> newest(kTierKinds, kNone);
-  Status listed = [&]() -> Status {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (int k = 0; k < kTierKinds; ++k) {
-      if (!tiers_[k]) continue;
-      CAIRN_ASSIGN_OR_RETURN(auto versions, tiers_[k]->Versions(name));
-      for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
-        if (env_->FileExists(tiers_[k]->FilePath(name, *it, ManifestFileName(comm_->rank())))) {
-          newest[k] = *it;
-          break;
-        }
-      }
+std::vector<StoredVersion> Engine::StoredCopies(int k, const std::string& name,
+                                                int64_t committed) {
+  std::vector<StoredVersion> out;
+  Tier* t = tiers_[k].get();
+  auto versions = t->Versions(name);
+  if (!versions.ok()) return out;
+  for (int64_t v : *versions) {
+    auto copy = CheckCopy(*t, name, v, comm_->rank(), comm_->size());
+    // A job of another size wrote it: not ours to count or delete.
+    if (copy.status().code() == Code::kMismatch) continue;
+    StoredVersion stored{v, copy.ok(), pinned_.count({k, v}) > 0, false};
+    if (committed != kNone && stored.complete) {
+      // What this run has just committed is the job's newest state: a
+      // higher version (an abandoned timeline) or an earlier run's copy of
+      // the same version is one a restart must never go back to.
+      stored.superseded = v > committed || (v == committed && copy->run_id != run_id_);
     }
-    return Status::Ok();
-  }();
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(listed));
-  CAIRN_RETURN_IF_ERROR(comm_->AllreduceMin(newest));
-  std::array<int64_t, kTierKinds> out;
-  std::copy(newest.begin(), newest.end(), out.begin());
+    if (v == committed && !stored.superseded) stored.pinned = true;
+    out.push_back(stored);
+  }
   return out;
 }
 
-void Engine::ApplyRetention(const std::string& name,
-                            const std::array<int64_t, kTierKinds>& global) {
+Result<std::array<std::vector<int64_t>, kTierKinds>> Engine::VersionsEverywhere(
+    const std::array<std::vector<StoredVersion>, kTierKinds>& stored) {
+  // Rank 0's newest complete versions of each tier are the candidates (a
+  // version every rank holds is among them); every rank says which of them
+  // it holds too. A window a little wider than `keep` is enough.
+  size_t window = 0;
+  for (int k = 0; k < kTierKinds; ++k) {
+    window = std::max(window, static_cast<size_t>(config_.KeepFor(static_cast<TierKind>(k))) + 16);
+  }
+  std::vector<int64_t> candidates(kTierKinds * window, kNone);
+  if (comm_->rank() == 0) {
+    for (int k = 0; k < kTierKinds; ++k) {
+      std::vector<int64_t> mine;
+      for (const StoredVersion& v : stored[k]) {
+        if (v.complete && !v.superseded) mine.push_back(v.version);
+      }
+      std::sort(mine.begin(), mine.end(), std::greater<>());
+      mine.resize(std::min(mine.size(), window));
+      std::copy(mine.begin(), mine.end(), candidates.begin() + static_cast<ptrdiff_t>(k * window));
+    }
+  }
+  std::string wire(reinterpret_cast<const char*>(candidates.data()),
+                   candidates.size() * sizeof(int64_t));
+  CAIRN_RETURN_IF_ERROR(comm_->Broadcast(&wire, 0));
+  std::memcpy(candidates.data(), wire.data(), std::min(wire.size(), candidates.size() * 8));
+  std::vector<int64_t> held(candidates.size(), 0);
+  for (int k = 0; k < kTierKinds; ++k) {
+    for (size_t i = 0; i < window; ++i) {
+      const int64_t c = candidates[k * window + i];
+      held[k * window + i] = std::any_of(stored[k].begin(), stored[k].end(), [c](const auto& v) {
+        return c != kNone && v.version == c && v.complete && !v.superseded;
+      });
+    }
+  }
+  CAIRN_RETURN_IF_ERROR(comm_->AllreduceMin(held));
+  std::array<std::vector<int64_t>, kTierKinds> everywhere;
+  for (int k = 0; k < kTierKinds; ++k) {
+    for (size_t i = 0; i < window; ++i) {
+      if (held[k * window + i]) everywhere[k].push_back(candidates[k * window + i]);
+    }
+  }
+  return everywhere;
+}
+
+Result<std::array<int64_t, kTierKinds>> Engine::ApplyRetention(const std::string& name,
+                                                                int64_t committed) {
+  std::array<std::vector<StoredVersion>, kTierKinds> stored;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (int k = 0; k < kTierKinds; ++k) {
+      if (tiers_[k]) stored[k] = StoredCopies(k, name, committed);
+    }
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto everywhere, VersionsEverywhere(stored));
+  std::array<int64_t, kTierKinds> newest;
+  newest.fill(kNone);
   std::lock_guard<std::mutex> lock(mu_);
   for (int k = 0; k < kTierKinds; ++k) {
     Tier* t = tiers_[k].get();
     if (t == nullptr) continue;
-    auto versions = t->Versions(name);
-    if (!versions.ok()) continue;
-    std::vector<StoredVersion> stored;
-    for (int64_t v : *versions) {
-      stored.push_back({v, env_->FileExists(t->FilePath(name, v, ManifestFileName(comm_->rank()))),
-                        pinned_.count({k, v}) > 0});
-    }
-    for (int64_t v : VersionsToDelete(stored, config_.KeepFor(static_cast<TierKind>(k)), global[k])) {
+    for (int64_t v : everywhere[k]) newest[k] = std::max(newest[k], v);
+    for (int64_t v : VersionsToDelete(stored[k], config_.KeepFor(static_cast<TierKind>(k)),
+                                      everywhere[k])) {
+      if (pinned_.count({k, v})) continue;  // a drain took it up meanwhile
       Status s = RemoveCopy(*t, name, v);
       if (!s.ok()) Log(LogLevel::kWarn, "retention on tier '{}': {}", t->name(), s.ToString());
     }
   }
+  return newest;
 }
 
-Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_t version) {
+Status Engine::CopyVersionDown(TierKind from, TierKind to, const std::string& name,
+                               int64_t version) {
   Tier* src = tier(from);
   Tier* dst = tier(to);
-  // REQUIRES: ScheduleDrains pinned (from, version); it is unpinned here.
-  std::pair<int, int64_t> pin{static_cast<int>(from), version};
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Status s = RemoveCopy(*dst, name, version, /*remove_empty_dir=*/false);
-    if (!s.ok()) {
-      pinned_.erase(pinned_.find(pin));
-      return s;
-    }
+    CAIRN_RETURN_IF_ERROR(RemoveCopy(*dst, name, version, /*remove_empty_dir=*/false));
   }
   Status s = [&]() -> Status {
     bool part_size_wrong = false;
@@ -127,15 +176,57 @@ Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_
     if (to == TierKind::kSsd) controller_->RecordSsdWrite(drained.DataBytes() + encoded.size());
     return Status::Ok();
   }();
-  {
+  if (!s.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
-    pinned_.erase(pinned_.find(pin));
-    if (!s.ok()) (void)RemoveCopy(*dst, name, version, /*remove_empty_dir=*/false);
+    (void)RemoveCopy(*dst, name, version, /*remove_empty_dir=*/false);
+  }
+  return s;
+}
+
+bool Engine::MakeRoomBelow(TierKind to, const std::string& name, int64_t version) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Tier* dst = tier(to);
+  const int k = static_cast<int>(to);
+  auto versions = dst->Versions(name);
+  if (!versions.ok()) return false;
+  // The oldest first: each is superseded by `version`, which is committed
+  // on a faster tier and is what this tier is for now.
+  for (int64_t v : *versions) {
+    if (v >= version || pinned_.count({k, v})) continue;
+    if (!HasManifest(*dst, name, v, comm_->rank())) continue;
+    if (!RemoveCopy(*dst, name, v).ok()) continue;
+    Log(LogLevel::kWarn, "tier '{}' is full: deleted '{}' version {} to make room for version {}",
+        dst->name(), name, v, version);
+    return true;
+  }
+  return false;
+}
+
+Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_t version) {
+  // REQUIRES: ScheduleDrains pinned (from, version) and (to, version); both
+  // are unpinned here.
+  Status s = CopyVersionDown(from, to, name, version);
+  // A full tier makes room by deleting older versions there, which the
+  // version being drained supersedes, rather than refusing the newest one
+  // for ever while keeping the oldest.
+  while (s.code() == Code::kNoSpace && MakeRoomBelow(to, name, version)) {
+    s = CopyVersionDown(from, to, name, version);
   }
   if (!s.ok()) {
     s = s.Annotate(fmt::format("draining '{}' version {} from {} to {}", name, version,
                                TierKindName(from), TierKindName(to)));
-    Log(LogLevel::kWarn, "{}", s.ToString());
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pinned_.erase(pinned_.find({static_cast<int>(from), version}));
+    pinned_.erase(pinned_.find({static_cast<int>(to), version}));
+    ++(s.ok() ? drains_.done : drains_.failed);
+    if (!s.ok()) drains_.last_failure = s.ToString();
+  }
+  if (!s.ok()) {
+    // The version is committed on `from`: the job has lost nothing, so this
+    // is a warning (and cairn_checkpoint_wait's report), not a failure.
+    Log(LogLevel::kWarn, "{} (the version stays on {})", s.ToString(), TierKindName(from));
   } else {
     Log(LogLevel::kDebug, "drained '{}' version {} from {} to {}", name, version,
         TierKindName(from), TierKindName(to));
@@ -153,19 +244,114 @@ void Engine::ScheduleDrains(TierKind from, const std::string& name, int64_t vers
     if (k == static_cast<int>(TierKind::kSsd) && ChoosesPerVersion(config_.placement.policy)) {
       continue;
     }
-    auto to = static_cast<TierKind>(k);
-    {
-      // Pinned from now, not from when the job starts, so that retention
-      // cannot delete the source while the job waits in the queue.
-      std::lock_guard<std::mutex> lock(mu_);
-      pinned_.insert({static_cast<int>(from), version});
+    ScheduleDrain(from, static_cast<TierKind>(k), name, version, sync_errors);
+  }
+}
+
+void Engine::ScheduleDrain(TierKind from, TierKind to, const std::string& name, int64_t version,
+                           std::vector<Status>* sync_errors) {
+  const std::pair<int, int64_t> source{static_cast<int>(from), version};
+  const std::pair<int, int64_t> target{static_cast<int>(to), version};
+  {
+    // Pinned from now, not from when the job starts, so that retention can
+    // delete neither the source while the job waits in the queue nor the
+    // copy it is writing (whose manifest is not there yet).
+    std::lock_guard<std::mutex> lock(mu_);
+    pinned_.insert(source);
+    pinned_.insert(target);
+  }
+  if (tier(to)->config().flush == FlushMode::kSync) {
+    Status s = Drain(from, to, name, version);
+    if (!s.ok()) sync_errors->push_back(s);
+    return;
+  }
+  // A drain of an older version of this name along the same path that has
+  // not started yet is superseded: the drain works on the newest version.
+  std::string key = fmt::format("{}/{}/{}", name, static_cast<int>(from), static_cast<int>(to));
+  flusher_->AddSuperseding(
+      key, [this, from, to, name, version] { return Drain(from, to, name, version); },
+      [this, source, target] {
+        std::lock_guard<std::mutex> lock(mu_);
+        pinned_.erase(pinned_.find(source));
+        pinned_.erase(pinned_.find(target));
+        ++drains_.superseded;
+      });
+}
+
+void Engine::ResumeAbandonedDrains() {
+  std::set<std::string> names;
+  for (const auto& t : tiers_) {
+    if (!t) continue;
+    if (auto listed = t->Names(); listed.ok()) names.insert(listed->begin(), listed->end());
+  }
+  for (const std::string& name : names) {
+    // This rank's newest complete copy (of a job of this size) on its
+    // fastest tier; older versions' drains would have been superseded.
+    int64_t newest = kNone;
+    int from = -1;
+    for (int k = 0; k < kTierKinds; ++k) {
+      if (!tiers_[k]) continue;
+      auto versions = tiers_[k]->Versions(name);
+      if (!versions.ok()) continue;
+      for (int64_t v : *versions) {
+        if (v <= newest) continue;
+        if (!CheckCopy(*tiers_[k], name, v, comm_->rank(), comm_->size()).ok()) continue;
+        newest = v;
+        from = k;
+      }
     }
-    if (t->config().flush == FlushMode::kSync) {
-      Status s = Drain(from, to, name, version);
-      if (!s.ok()) sync_errors->push_back(s);
-    } else {
-      flusher_->Add([this, from, to, name, version] { return Drain(from, to, name, version); });
+    if (from < 0) continue;
+    for (int below = from + 1; below < kTierKinds; ++below) {
+      if (!tiers_[below] ||
+          (below == static_cast<int>(TierKind::kSsd) && ChoosesPerVersion(config_.placement.policy)) ||
+          CheckCopy(*tiers_[below], name, newest, comm_->rank(), comm_->size()).ok()) {
+        continue;
+      }
+      Log(LogLevel::kInfo, "'{}' version {} is not on {}: resuming its drain from {}", name,
+          newest, tiers_[below]->name(), tiers_[from]->name());
+      std::vector<Status> unused;
+      ScheduleDrain(static_cast<TierKind>(from), static_cast<TierKind>(below), name, newest,
+                    &unused);
     }
+  }
+}
+
+std::optional<TierKind> Engine::NextTierBelow(TierKind kind) const {
+  for (int k = static_cast<int>(kind) + 1; k < kTierKinds; ++k) {
+    if (tiers_[k]) return static_cast<TierKind>(k);
+  }
+  return std::nullopt;
+}
+
+Status Engine::MakeRoomOnTier(TierKind kind, const std::string& name, uint64_t node_bytes) {
+  Tier* t = tier(kind);
+  const uint64_t capacity = t->config().capacity;
+  if (capacity == 0) return Status::Ok();  // only the device limits it: the write will tell
+  std::lock_guard<std::mutex> lock(mu_);
+  for (;;) {
+    CAIRN_ASSIGN_OR_RETURN(uint64_t held, t->VersionBytes());
+    if (held + node_bytes <= capacity) return Status::Ok();
+    // The oldest of this rank's copies here that a lower tier also holds
+    // complete: superseded by the version about to be written, and safe.
+    std::optional<int64_t> victim;
+    if (auto versions = t->Versions(name); versions.ok()) {
+      for (int64_t v : *versions) {
+        if (pinned_.count({static_cast<int>(kind), v})) continue;
+        if (!HasManifest(*t, name, v, comm_->rank())) continue;
+        bool safe = false;
+        for (int k = static_cast<int>(kind) + 1; k < kTierKinds && !safe; ++k) {
+          safe = tiers_[k] && CheckCopy(*tiers_[k], name, v, comm_->rank(), comm_->size()).ok();
+        }
+        if (safe && (!victim || v < *victim)) victim = v;
+      }
+    }
+    if (!victim) {
+      return Error(Code::kNoSpace,
+                   "tier {} is full ({} of its {} bytes hold versions not yet safe on a lower "
+                   "tier; this node's next version needs {})",
+                   t->name(), held, capacity, node_bytes);
+    }
+    CAIRN_RETURN_IF_ERROR(RemoveCopy(*t, name, *victim));
   }
 }
 
@@ -202,6 +388,19 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
     return Status::Ok();
   }
   TierKind kind = TierFor(report->placement);
+  if (kind == TierKind::kMemory) {
+    // A full memory tier sends the version straight to the next tier,
+    // instead of failing there and waiting for every drain first.
+    Status room = comm_->Agree(MakeRoomOnTier(kind, name, last_outcome_.node_bytes));
+    std::optional<TierKind> next = NextTierBelow(kind);
+    if (room.code() == Code::kNoSpace && next) {
+      report->reason += fmt::format("; {}: placed on {}", room.message(), TierKindName(*next));
+      Log(LogLevel::kInfo, "checkpoint '{}' version {}: {}", name, version, report->reason);
+      kind = *next;
+    } else if (room.code() != Code::kNoSpace) {
+      CAIRN_RETURN_IF_ERROR(room);
+    }
+  }
   bool waited = false;
   uint64_t written = 0;
   for (;;) {
@@ -230,19 +429,17 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
       // finish and retention free them before giving up on this tier.
       Status drained = flusher_->Wait();
       if (!drained.ok()) Log(LogLevel::kWarn, "{}", drained.ToString());
-      CAIRN_ASSIGN_OR_RETURN(auto global, GloballyCompleteVersions(name));
-      ApplyRetention(name, global);
+      CAIRN_RETURN_IF_ERROR(ApplyRetention(name, kNone).status());
       waited = true;
       continue;
     }
-    int next = static_cast<int>(kind) + 1;
-    while (next < kTierKinds && !tiers_[next]) ++next;
-    if (next == kTierKinds) {
-      return agreed.Annotate(fmt::format("checkpoint '{}' version {}", name, version));
-    }
+    std::optional<TierKind> next = NextTierBelow(kind);
+    if (!next) return agreed.Annotate(fmt::format("checkpoint '{}' version {}", name, version));
     Log(LogLevel::kWarn, "tier '{}' is full; version {} of '{}' goes to '{}'", TierKindName(kind),
-        version, name, TierKindName(static_cast<TierKind>(next)));
-    kind = static_cast<TierKind>(next);
+        version, name, TierKindName(*next));
+    report->reason += fmt::format("; tier {} was full: placed on {}", TierKindName(kind),
+                                  TierKindName(*next));
+    kind = *next;
     waited = false;
   }
   if (kind == TierKind::kSsd) controller_->RecordSsdWrite(written);
@@ -259,8 +456,7 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
     Log(LogLevel::kWarn, "routed files stay for the next checkpoint: {}",
         routed.status().ToString());
   }
-  CAIRN_ASSIGN_OR_RETURN(auto global, GloballyCompleteVersions(name));
-  ApplyRetention(name, global);
+  CAIRN_RETURN_IF_ERROR(ApplyRetention(name, version).status());
   std::vector<Status> sync_errors;
   ScheduleDrains(kind, name, version, &sync_errors);
   // A synchronous drain is part of the call: its failure anywhere is the
@@ -341,7 +537,13 @@ Status Engine::Wait() {
   // The slot reservation is background work too: after a wait, the next
   // checkpoint copies into faulted-in memory.
   if (Tier* memory = tier(TierKind::kMemory)) memory->WaitForSlots();
-  return flusher_->Wait();
+  // A drain that failed was reported as a warning: the version it carried
+  // is committed on a faster tier. What the drains did is in last_wait().
+  (void)flusher_->Wait();
+  std::lock_guard<std::mutex> lock(mu_);
+  last_wait_ = drains_;
+  drains_ = DrainCounts{};
+  return Status::Ok();
 }
 
 Result<bool> Engine::ShouldCheckpoint() {

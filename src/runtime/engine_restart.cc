@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -50,6 +51,9 @@ class Engine::RestartCopies {
       m = Error(Code::kCorrupt, "manifest of '{}' version {} on tier '{}' lists no part file",
                 name_, version, engine_.tiers_[k]->name());
     }
+    if (m.status().code() == Code::kMismatch && other_job_size_.ok()) {
+      other_job_size_ = m.status();
+    }
     return copies_.emplace(key, Copy{std::move(m), wrong, std::nullopt, std::nullopt})
         .first->second;
   }
@@ -74,9 +78,19 @@ class Engine::RestartCopies {
 
   static const FileEntry& Part(const Copy& c) { return c.manifest->files.front(); }
 
+  // Whether copy (k, version) is one of `agreed`'s: usable and of its run.
+  bool OfAgreed(int k, const AgreedVersion& agreed) {
+    const Copy& c = Get(k, agreed.version);
+    return c.manifest.ok() && c.manifest->run_id == agreed.run_id;
+  }
+
+  // The first copy passed over because a job of another size wrote it.
+  const Status& other_job_size() const { return other_job_size_; }
+
  private:
   Engine& engine_;
   std::string name_;
+  Status other_job_size_;
   std::map<std::pair<int, int64_t>, Copy> copies_;
 };
 
@@ -92,9 +106,9 @@ int64_t Micros(double seconds) {
 
 }  // namespace
 
-std::set<int64_t, std::greater<>> Engine::LocalRecoverable(RestartCopies& copies,
-                                                           int64_t max_version) {
-  std::set<int64_t, std::greater<>> out;
+std::map<int64_t, std::set<uint64_t>, std::greater<>> Engine::LocalRecoverable(
+    RestartCopies& copies, int64_t max_version) {
+  std::map<int64_t, std::set<uint64_t>, std::greater<>> out;
   for (int k = 0; k < kTierKinds; ++k) {
     if (!tiers_[k]) continue;
     std::lock_guard<std::mutex> lock(mu_);
@@ -102,53 +116,110 @@ std::set<int64_t, std::greater<>> Engine::LocalRecoverable(RestartCopies& copies
     if (!versions.ok()) continue;
     for (int64_t v : *versions) {
       if (max_version >= 0 && v > max_version) continue;
-      if (out.count(v)) continue;
       // A copy whose part only its sidecar can rebuild (truncated) counts:
       // RestoreLocal repairs it, and falls back if that fails.
-      if (copies.Get(k, v).manifest.ok()) out.insert(v);
+      const RestartCopies::Copy& c = copies.Get(k, v);
+      if (c.manifest.ok()) out[v].insert(c.manifest->run_id);
     }
   }
   return out;
 }
 
-Result<int64_t> Engine::AgreeOnVersion(RestartCopies& copies, int64_t max_version) {
+namespace {
+
+// Padding of a rank's list of runs in the agreement (no run has this id).
+constexpr int64_t kNoRun = -1;
+
+// The runs that every rank has a copy from, given every rank's list of
+// kTierKinds words (rank-major, padded with kNoRun).
+std::set<uint64_t> RunsOnEveryRank(const std::vector<int64_t>& words, int ranks) {
+  std::set<uint64_t> common;
+  for (int r = 0; r < ranks; ++r) {
+    std::set<uint64_t> runs;
+    for (int i = 0; i < kTierKinds; ++i) {
+      int64_t w = words[static_cast<size_t>(r * kTierKinds + i)];
+      if (w != kNoRun) runs.insert(static_cast<uint64_t>(w));
+    }
+    if (r == 0) {
+      common = std::move(runs);
+      continue;
+    }
+    std::set<uint64_t> both;
+    std::set_intersection(common.begin(), common.end(), runs.begin(), runs.end(),
+                          std::inserter(both, both.end()));
+    common = std::move(both);
+  }
+  return common;
+}
+
+}  // namespace
+
+Result<Engine::AgreedVersion> Engine::AgreeOnVersion(RestartCopies& copies,
+                                                     int64_t max_version) {
   auto mine = LocalRecoverable(copies, max_version);
   int64_t candidate = max_version >= 0 ? max_version : std::numeric_limits<int64_t>::max();
   for (;;) {
-    auto it = mine.lower_bound(candidate);  // greatest <= candidate (set is descending)
-    CAIRN_ASSIGN_OR_RETURN(int64_t agreed, comm_->Min(it == mine.end() ? kNone : *it));
-    if (agreed == kNone) return kNone;
-    CAIRN_ASSIGN_OR_RETURN(bool everyone, comm_->AllTrue(mine.count(agreed) > 0));
-    if (everyone) return agreed;
+    auto it = mine.lower_bound(candidate);  // greatest <= candidate (map is descending)
+    CAIRN_ASSIGN_OR_RETURN(int64_t agreed, comm_->Min(it == mine.end() ? kNone : it->first));
+    if (agreed == kNone) return AgreedVersion{};
+    std::vector<int64_t> runs(kTierKinds, kNoRun);
+    if (auto found = mine.find(agreed); found != mine.end()) {
+      size_t i = 0;
+      for (uint64_t run : found->second) runs[i++] = static_cast<int64_t>(run);
+    }
+    CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> all, comm_->AllgatherWords(runs));
+    std::set<uint64_t> common = RunsOnEveryRank(all, comm_->size());
+    // The newest run wins: a version number reused by a later run (after a
+    // rollback) is that run's, never a mix of both runs' copies.
+    if (!common.empty()) return AgreedVersion{agreed, *common.rbegin()};
+    if (mine.count(agreed)) {
+      Log(LogLevel::kInfo, "'{}' version {}: the ranks' copies come from different runs",
+          copies.name(), agreed);
+    }
     candidate = agreed - 1;
   }
+}
+
+Status Engine::OtherJobSizeError(RestartCopies& copies) {
+  return comm_->Agree(copies.other_job_size())
+      .Annotate(fmt::format("checkpoint '{}': no version this job of {} ranks can restart from "
+                            "(restarting on another number of ranks is not supported)",
+                            copies.name(), comm_->size()));
 }
 
 Result<int64_t> Engine::RestartTest(const std::string& name, int64_t max_version) {
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateName("checkpoint name", name)));
   RestartCopies copies(*this, name);
-  return AgreeOnVersion(copies, max_version);
+  CAIRN_ASSIGN_OR_RETURN(AgreedVersion agreed, AgreeOnVersion(copies, max_version));
+  if (agreed.version == kNone) CAIRN_RETURN_IF_ERROR(OtherJobSizeError(copies));
+  return agreed.version;
 }
 
-Status Engine::CheckRestoreShape(RestartCopies& copies, int64_t version) {
+Status Engine::CheckRestoreShape(RestartCopies& copies, const AgreedVersion& agreed) {
+  const int64_t version = agreed.version;
   std::vector<Region> regions = SortedRegions();
   Status last = Error(Code::kNotFound, "no copy of '{}' version {} on this rank", copies.name(),
                       version);
+  Status mismatch;  // a copy that holds other regions: passed over
   // A part file's own header first (a small read); only if no copy has a
   // readable one, the header of a copy rebuilt from its sidecar, which
   // RestoreLocal then uses without repairing it again.
   std::vector<int> repairable;
   for (int k = 0; k < kTierKinds; ++k) {
-    if (!tiers_[k]) continue;
+    if (!tiers_[k] || !copies.OfAgreed(k, agreed)) continue;
     RestartCopies::Copy& c = copies.Get(k, version);
-    if (!c.manifest.ok()) continue;
     bool has_sidecar = FindParityEntry(*c.manifest) != nullptr;
     if (c.part_size_wrong) {
       if (has_sidecar) repairable.push_back(k);
       continue;
     }
     const Result<PartHeader>& header = copies.Header(k, version);
-    if (header.ok()) return CheckRegionsMatch(*header, regions);
+    if (header.ok()) {
+      Status fits = CheckRegionsMatch(*header, regions);
+      if (fits.ok()) return fits;
+      mismatch = fits;
+      continue;
+    }
     last = header.status();
     if (has_sidecar && last.code() == Code::kCorrupt) repairable.push_back(k);
   }
@@ -164,23 +235,28 @@ Status Engine::CheckRestoreShape(RestartCopies& copies, int64_t version) {
       continue;
     }
     auto header = PartHeaderFromBuffer(repaired->bytes, copies.name(), version, part, path);
-    if (header.ok()) return CheckRegionsMatch(*header, regions);
-    last = header.status();
+    if (!header.ok()) {
+      last = header.status();
+      continue;
+    }
+    Status fits = CheckRegionsMatch(*header, regions);
+    if (fits.ok()) return fits;
+    mismatch = fits;
   }
-  return last;
+  return mismatch.ok() ? last : mismatch;
 }
 
-Status Engine::RestoreLocal(RestartCopies& copies, int64_t version, std::string* source,
-                            uint64_t* bytes, double* created) {
+Status Engine::RestoreLocal(RestartCopies& copies, const AgreedVersion& agreed,
+                            std::string* source, uint64_t* bytes, double* created) {
   const std::string& name = copies.name();
+  const int64_t version = agreed.version;
   std::vector<Region> regions = SortedRegions();
   Status last = Error(Code::kNotFound, "no copy of '{}' version {} on this rank", name, version);
   for (int k = 0; k < kTierKinds; ++k) {
     Tier* t = tiers_[k].get();
-    if (t == nullptr) continue;
+    if (t == nullptr || !copies.OfAgreed(k, agreed)) continue;
     Status s = [&]() -> Status {
       RestartCopies::Copy& c = copies.Get(k, version);
-      CAIRN_RETURN_IF_ERROR(c.manifest.status());
       const Manifest& m = *c.manifest;
       const FileEntry& part = RestartCopies::Part(c);
       std::string path = t->FilePath(name, version, part.name);
@@ -215,7 +291,6 @@ Status Engine::RestoreLocal(RestartCopies& copies, int64_t version, std::string*
       *source = t->name();
       return s;
     }
-    if (s.code() == Code::kMismatch) return s;
     if (s.code() != Code::kNotFound) {
       Log(LogLevel::kWarn, "copy of '{}' version {} on tier '{}' is unusable: {}", name, version,
           t->name(), s.ToString());
@@ -280,27 +355,36 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
   report.requested = version;
   uint64_t corrected_before = ecc_shards_corrected();
   RestartCopies copies(*this, name);
-  CAIRN_ASSIGN_OR_RETURN(int64_t v, AgreeOnVersion(copies, version));
+  CAIRN_ASSIGN_OR_RETURN(AgreedVersion agreed, AgreeOnVersion(copies, version));
+  if (agreed.version == kNone) CAIRN_RETURN_IF_ERROR(OtherJobSizeError(copies));
   Status cause = Error(Code::kNotFound,
                        "no version <= {} of checkpoint '{}' is recoverable on every rank", version,
                        name);
-  while (v != kNone) {
-    // Shapes first, on every rank, so that a mismatch anywhere leaves
-    // every rank's memory untouched. Only a mismatch stops the restart
-    // here; a copy that cannot be read is the restore's to judge.
-    Status shape = CheckRestoreShape(copies, v);
-    CAIRN_RETURN_IF_ERROR(comm_->Agree(shape.code() == Code::kMismatch ? shape : Status::Ok())
-                              .Annotate(fmt::format("checkpoint '{}' version {}", name, v)));
+  Status mismatch;  // the last version whose copies hold other regions on some rank
+  while (agreed.version != kNone) {
+    const int64_t v = agreed.version;
+    // Shapes first, on every rank, so that a version whose copies hold
+    // other regions somewhere leaves every rank's memory untouched; an
+    // older version may still fit.
+    Status shape = CheckRestoreShape(copies, agreed);
+    Status shapes = comm_->Agree(shape.code() == Code::kMismatch ? shape : Status::Ok());
+    if (!shapes.ok()) {
+      Log(LogLevel::kWarn, "'{}' version {} does not fit the protected regions ({}); trying an "
+          "older version", name, v, shapes.ToString());
+      mismatch = shapes;
+      CAIRN_ASSIGN_OR_RETURN(agreed, AgreeOnVersion(copies, v - 1));
+      continue;
+    }
     std::string source;
     uint64_t bytes = 0;
     double created = 0;
     // The node's ranks take turns as [io] parallelism says for the durable
     // level, which a restart after a failure mostly reads.
     Status local = InWaves(IoParallelismFor(TierFor(Placement::kSsd)).read, [&] {
-      return RestoreLocal(copies, v, &source, &bytes, &created);
+      return RestoreLocal(copies, agreed, &source, &bytes, &created);
     });
-    Status agreed = comm_->Agree(local);
-    if (agreed.ok()) {
+    Status restored = comm_->Agree(local);
+    if (restored.ok()) {
       report.version = v;
       report.tier = source;
       report.bytes = bytes;
@@ -316,11 +400,13 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
       return report;
     }
     Log(LogLevel::kWarn, "'{}' version {} could not be restored ({}); trying an older version",
-        name, v, agreed.ToString());
-    cause = agreed;
+        name, v, restored.ToString());
+    cause = restored;
     ++report.versions_failed;
-    CAIRN_ASSIGN_OR_RETURN(v, AgreeOnVersion(copies, v - 1));
+    CAIRN_ASSIGN_OR_RETURN(agreed, AgreeOnVersion(copies, v - 1));
   }
+  // MISMATCH only when no copy of any version fits the protected regions.
+  if (!mismatch.ok() && cause.code() == Code::kNotFound) return mismatch;
   // The last cause keeps its code (a rank's CORRUPT, IO or NOT_FOUND), so
   // that every rank reports what the failing rank found.
   return Error(cause.code(), "no recoverable version <= {} of checkpoint '{}' (last cause: {})",

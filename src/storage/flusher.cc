@@ -1,5 +1,7 @@
 #include "storage/flusher.h"
 
+#include <vector>
+
 namespace cairn {
 
 Result<std::unique_ptr<Flusher>> Flusher::Start(Env* env) {
@@ -11,12 +13,26 @@ Result<std::unique_ptr<Flusher>> Flusher::Start(Env* env) {
 
 Flusher::~Flusher() { Shutdown(); }
 
-void Flusher::Add(Job job) {
+void Flusher::Add(Job job) { AddSuperseding("", std::move(job), nullptr); }
+
+void Flusher::AddSuperseding(const std::string& key, Job job, Dropped dropped) {
+  std::vector<Dropped> superseded;
   {
     MutexLock lock(&mu_);
-    jobs_.push_back(std::move(job));
+    if (!key.empty()) {
+      for (auto it = jobs_.begin(); it != jobs_.end();) {
+        if (it->key != key) {
+          ++it;
+          continue;
+        }
+        if (it->dropped) superseded.push_back(std::move(it->dropped));
+        it = jobs_.erase(it);
+      }
+    }
+    jobs_.push_back({key, std::move(job), std::move(dropped)});
   }
   work_cv_.Signal();
+  for (Dropped& d : superseded) d();  // unlocked: it may take the caller's locks
 }
 
 Status Flusher::Wait() {
@@ -49,7 +65,7 @@ void Flusher::Run() {
   for (;;) {
     while (!stopping_ && jobs_.empty()) work_cv_.Wait();
     if (jobs_.empty()) return;  // stopping and drained
-    Job job = std::move(jobs_.front());
+    Job job = std::move(jobs_.front().job);
     jobs_.pop_front();
     ++running_;
     // The job runs unlocked: Add and Wait must not wait for it.

@@ -2,6 +2,10 @@
 // tiers) on one thread of its own, in submission order, with the lifecycle of
 // LLNL/AXL: Add, Wait, and an orderly Shutdown. A job that fails does not
 // stop later ones; Wait reports the first failure since the previous Wait.
+// A job added with a key supersedes a queued job of the same key that has
+// not started: when checkpoints come faster than they drain, the flusher
+// always works on the newest version instead of falling behind without
+// bound.
 // Thread-safety: all methods are thread-safe; jobs run on the flusher thread.
 #ifndef CAIRN_STORAGE_FLUSHER_H_
 #define CAIRN_STORAGE_FLUSHER_H_
@@ -10,6 +14,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "base/mutex.h"
 #include "base/status.h"
@@ -28,7 +33,14 @@ class Flusher {
   Flusher(const Flusher&) = delete;
   Flusher& operator=(const Flusher&) = delete;
 
+  // Runs when a queued job is superseded instead of run (e.g. to release
+  // what the job would have read).
+  using Dropped = std::function<void()>;
+
   void Add(Job job) EXCLUDES(mu_);
+  // As Add; a queued job of the same key (not yet started) is dropped: its
+  // `dropped` runs, on the calling thread, before Add returns.
+  void AddSuperseding(const std::string& key, Job job, Dropped dropped) EXCLUDES(mu_);
   // Blocks until every job added so far has run; the first error among them.
   Status Wait() EXCLUDES(mu_);
   // Jobs queued or running.
@@ -44,7 +56,12 @@ class Flusher {
   mutable Mutex mu_;
   CondVar work_cv_{&mu_};  // jobs added or stopping
   CondVar idle_cv_{&mu_};  // a job finished
-  std::deque<Job> jobs_ GUARDED_BY(mu_);
+  struct Queued {
+    std::string key;  // "" for jobs that nothing supersedes
+    Job job;
+    Dropped dropped;
+  };
+  std::deque<Queued> jobs_ GUARDED_BY(mu_);
   size_t running_ GUARDED_BY(mu_) = 0;
   bool stopping_ GUARDED_BY(mu_) = false;
   Status first_error_ GUARDED_BY(mu_);

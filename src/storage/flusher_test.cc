@@ -1,6 +1,8 @@
 #include "storage/flusher.h"
 
 #include <atomic>
+#include <future>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -55,6 +57,38 @@ TEST(FlusherTest, ShutdownRunsQueuedJobs) {
     flusher.Shutdown();
   }
   EXPECT_EQ(ran, 10);
+}
+
+// A keyed job supersedes a queued job of the same key, never a running one
+// and never one of another key; the superseded job's `dropped` runs.
+TEST(FlusherTest, ANewerJobSupersedesAQueuedOneOfTheSameKey) {
+  auto started = StartFlusher();
+  Flusher& flusher = *started;
+  std::promise<void> running, release;
+  std::vector<std::string> ran, dropped;
+  auto job = [&ran](std::string name) {
+    return [&ran, name] {
+      ran.push_back(name);
+      return Status::Ok();
+    };
+  };
+  auto drop = [&dropped](std::string name) { return [&dropped, name] { dropped.push_back(name); }; };
+  flusher.AddSuperseding("a", [&] {
+    running.set_value();
+    release.get_future().wait();
+    ran.push_back("a0");
+    return Status::Ok();
+  }, drop("a0"));
+  running.get_future().wait();  // a0 has started: nothing may supersede it
+  flusher.AddSuperseding("a", job("a1"), drop("a1"));
+  flusher.AddSuperseding("b", job("b1"), drop("b1"));
+  flusher.AddSuperseding("a", job("a2"), drop("a2"));
+  flusher.Add(job("plain"));
+  EXPECT_EQ(dropped, (std::vector<std::string>{"a1"}));  // before AddSuperseding returned
+  release.set_value();
+  ASSERT_TRUE(flusher.Wait().ok());
+  EXPECT_EQ(ran, (std::vector<std::string>{"a0", "b1", "a2", "plain"}));
+  EXPECT_EQ(dropped, (std::vector<std::string>{"a1"}));
 }
 
 // Jobs run on a thread the Env started, so an Env that cannot start one

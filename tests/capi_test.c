@@ -1,7 +1,9 @@
 /* Tests the C API from C: bad input of every kind gets a clear error, the
  * process keeps running, a round trip works, the last error can be asked
  * for (CAIRN_LAST_ERROR), info structs honour their size, and
- * cairn_delete removes one checkpoint from every tier. Single-process mode. */
+ * cairn_delete removes one checkpoint from every tier, and a drain that
+ * cannot complete shows in cairn_last_wait while the wait succeeds.
+ * Single-process mode. */
 #define CAIRN_NO_MPI
 #include "cairn/cairn.h"
 
@@ -178,6 +180,55 @@ int main(void) {
   EXPECT_ERROR(cairn_checkpoint("heat", 18), CAIRN_E_NOT_INITIALIZED, "not initialized");
   EXPECT(cairn_version() == CAIRN_VERSION_NUMBER);
   EXPECT(strlen(cairn_error_message(-999)) > 0);
+
+  /* A drain that cannot complete (a pfs tier smaller than one version) is
+   * a warning: the wait succeeds, the version stays safe in memory, and
+   * cairn_last_wait counts the failure and names its cause. */
+  char full_pfs[512];
+  snprintf(full_pfs, sizeof full_pfs, "%s/full_pfs.toml", dir);
+  snprintf(text, sizeof text,
+           "[general]\ndir = \"%s/full\"\nlog_level = \"off\"\n[tiers.memory]\n"
+           "path = \"%s/full/shm/{node}\"\n[tiers.ssd]\nenabled = false\n[tiers.pfs]\n"
+           "capacity = \"1KiB\"\n",
+           dir, dir);
+  write_file(full_pfs, text);
+  cairn_wait_info winfo = CAIRN_WAIT_INFO_INIT;
+  EXPECT(winfo.size == sizeof winfo);
+  EXPECT_ERROR(cairn_last_wait(&winfo), CAIRN_E_NOT_INITIALIZED, "cairn_last_wait");
+  EXPECT(cairn_init_single(full_pfs) == CAIRN_SUCCESS);
+  EXPECT_ERROR(cairn_last_wait(NULL), CAIRN_E_INVALID_ARGUMENT, "NULL");
+  winfo.size = sizeof(size_t);
+  EXPECT_ERROR(cairn_last_wait(&winfo), CAIRN_E_INVALID_ARGUMENT, "_INIT");
+  winfo.size = sizeof winfo;
+  winfo.drains_done = winfo.drains_failed = winfo.drains_superseded = 99;
+  EXPECT(cairn_last_wait(&winfo) == CAIRN_SUCCESS); /* before any wait: all zero */
+  EXPECT(winfo.drains_done == 0 && winfo.drains_failed == 0 && winfo.drains_superseded == 0);
+  EXPECT(winfo.last_failure[0] == '\0');
+  for (int i = 0; i < 1000; ++i) grid[i] = i * 0.5;
+  EXPECT(cairn_protect(0, grid, 1000, sizeof(double)) == CAIRN_SUCCESS);
+  EXPECT(cairn_checkpoint("full", 1) == CAIRN_SUCCESS);
+  EXPECT(cairn_checkpoint_wait() == CAIRN_SUCCESS);
+  EXPECT(cairn_last_wait(&winfo) == CAIRN_SUCCESS);
+  EXPECT(winfo.drains_failed == 1 && winfo.drains_done == 0);
+  if (strstr(winfo.last_failure, "pfs") == NULL) {
+    fprintf(stderr, "capi_test.c:%d: last_failure '%s' does not name the pfs tier\n", __LINE__,
+            winfo.last_failure);
+    ++failures;
+  }
+  EXPECT(cairn_restart_test("full", -1) == 1); /* safe on the memory tier */
+  /* A caller built against a struct that ends after drains_done gets only
+   * that field: nothing past its size is written. */
+  cairn_wait_info older;
+  memset(&older, 0x5a, sizeof older);
+  older.size = offsetof(cairn_wait_info, drains_done) + sizeof older.drains_done;
+  EXPECT(cairn_last_wait(&older) == CAIRN_SUCCESS);
+  EXPECT(older.drains_done == 0 && older.drains_failed == 0x5a5a5a5a);
+  EXPECT((unsigned char)older.last_failure[0] == 0x5a);
+  /* The next wait starts counting afresh. */
+  EXPECT(cairn_checkpoint_wait() == CAIRN_SUCCESS);
+  EXPECT(cairn_last_wait(&winfo) == CAIRN_SUCCESS);
+  EXPECT(winfo.drains_failed == 0 && winfo.last_failure[0] == '\0');
+  EXPECT(cairn_finalize() == CAIRN_SUCCESS);
 
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

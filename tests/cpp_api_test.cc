@@ -184,4 +184,24 @@ TEST(CppApiTest, DeleteRemovesOneNameFromEveryTier) {
   EXPECT_TRUE(session->Finalize().ok());
 }
 
+// Both drains (ssd, pfs) of a version succeed: LastWait counts them and no
+// failure.
+TEST(CppApiTest, LastWaitCountsTheDrains) {
+  Scratch scratch("[tiers.memory]\npath = \"{dir}/shm/{node}\"\n");
+  std::vector<int> a(3000, 1);
+  cairn::Status status;
+  auto session = cairn::Session::InitSingle(scratch.config, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(session->Protect(0, a).ok());
+  ASSERT_TRUE(session->Checkpoint("a", 1).ok());
+  ASSERT_TRUE(session->Wait().ok());
+  cairn_wait_info info;
+  ASSERT_TRUE(session->LastWait(&info).ok());
+  EXPECT_EQ(info.size, sizeof info);
+  EXPECT_EQ(info.drains_done, 2);
+  EXPECT_EQ(info.drains_failed, 0);
+  EXPECT_STREQ(info.last_failure, "");
+  EXPECT_TRUE(session->Finalize().ok());
+}
+
 }  // namespace

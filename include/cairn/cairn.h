@@ -176,6 +176,29 @@ CAIRN_EXPORT int cairn_should_checkpoint(void);
  * carried is committed on a faster tier. */
 CAIRN_EXPORT int cairn_checkpoint_wait(void);
 
+/* What the background drains did up to the last wait for them: between the
+ * previous wait and the last one (cairn_checkpoint_wait, or the wait inside
+ * cairn_delete), every drain that ended. A failed drain leaves its version
+ * committed on a faster tier; it is counted and described here, so that a
+ * caller can tell that the version has no copy on a lower tier (a full or
+ * unwritable ssd or pfs tier) without the wait failing. Initialize with
+ * CAIRN_WAIT_INFO_INIT (ABI rule, top of this file). */
+typedef struct cairn_wait_info {
+  size_t size;             /* set by the caller: sizeof(cairn_wait_info) */
+  int drains_done;         /* copies committed on a lower tier */
+  int drains_failed;       /* copies that could not be made (each logged as a warning) */
+  int drains_superseded;   /* queued drains dropped, unstarted, for a newer version's */
+  char last_failure[512];  /* the last failed drain's message, naming the tier and
+                              file; "" when none failed (truncated) */
+} cairn_wait_info;
+
+#define CAIRN_WAIT_INFO_INIT CAIRN_SIZED_INIT_(cairn_wait_info)
+
+/* Fills the fields of *info that lie within info->size bytes with what the
+ * last wait saw (all zero before the first wait).
+ * CAIRN_E_INVALID_ARGUMENT if info is NULL or info->size too small. */
+CAIRN_EXPORT int cairn_last_wait(cairn_wait_info *info);
+
 /* Collective. The newest version <= max_version (max_version < 0: any) of
  * checkpoint `name` that every rank can recover from some tier, or -1 when
  * there is none. A negative error code (< -1) is never returned here: errors

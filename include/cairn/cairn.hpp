@@ -84,7 +84,15 @@ class Session {
     *info = CAIRN_CHECKPOINT_INFO_INIT;
     return Status(cairn_last_checkpoint(info));
   }
+  // Waits for the background drains. A failed drain does not fail it:
+  // LastWait says how many drains failed and why.
   Status Wait() { return Status(cairn_checkpoint_wait()); }
+  // What the drains did up to the last Wait (done, failed, superseded, the
+  // last failure). Sets info->size itself (cairn.h: ABI rules).
+  Status LastWait(cairn_wait_info* info) const {
+    *info = CAIRN_WAIT_INFO_INIT;
+    return Status(cairn_last_wait(info));
+  }
   // Collective: whether a checkpoint is due by [placement] interval.
   Status ShouldCheckpoint(bool* due) {
     int rc = cairn_should_checkpoint();

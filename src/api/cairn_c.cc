@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
-#include <mutex>
 #include <new>
 #include <optional>
 #include <string>
 
 #include "api/entry_hook.h"
 #include "base/config.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "comm/mpi_comm.h"
 #include "env/env.h"
@@ -38,10 +38,13 @@ static_assert(CAIRN_E_UNSUPPORTED == static_cast<int>(Code::kUnsupported));
 // CAIRN_LAST_ERROR must never be mistaken for a status.
 static_assert(CAIRN_LAST_ERROR < CAIRN_E_UNSUPPORTED - 1000);
 
+// Calls from several threads run one at a time (WithEngine and Init hold
+// mu; docs/api.md "Threads"), so cairn_finalize cannot destroy the engine
+// under another thread's call.
 struct Instance {
-  std::mutex mu;
-  std::unique_ptr<Engine> engine;          // GUARDED_BY(mu)
-  std::optional<RestartReport> restarted;  // GUARDED_BY(mu): the last successful restart
+  Mutex mu;
+  std::unique_ptr<Engine> engine GUARDED_BY(mu);
+  std::optional<RestartReport> restarted GUARDED_BY(mu);  // the last successful restart
 };
 
 Instance& TheInstance() {
@@ -106,12 +109,14 @@ int Finish(const char* call, const Status& s) {
 }
 
 // The entry points that need an engine: Guarded, under the instance lock,
-// refused before cairn_init. fn(engine, instance) returns the call's int.
+// refused before cairn_init. fn(engine, instance) returns the call's int;
+// a fn that touches the instance's members says inst.mu.AssertHeld() first
+// (clang's analysis does not follow the lock into a lambda).
 template <typename Fn>
 int WithEngine(const char* call, Fn&& fn) {
   return Guarded(call, [&]() -> int {
     Instance& inst = TheInstance();
-    std::lock_guard<std::mutex> lock(inst.mu);
+    MutexLock lock(&inst.mu);
     if (!inst.engine) return Report(NotInitialized(call));
     api::OnEngineEntry(call);
     return fn(*inst.engine, inst);
@@ -196,6 +201,14 @@ void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_inf
   w.Set(&Info::ecc_shards_corrected, r.ecc_shards_corrected);
 }
 
+void FillWaitInfo(const DrainCounts& d, SizedStructWriter<cairn_wait_info>& w) {
+  using Info = cairn_wait_info;
+  w.Set(&Info::drains_done, d.done);
+  w.Set(&Info::drains_failed, d.failed);
+  w.Set(&Info::drains_superseded, d.superseded);
+  w.SetText(&Info::last_failure, d.last_failure);
+}
+
 Result<Config> LoadProcessConfig(const char* config_path) {
   return LoadConfig(config_path, ProcessEnvLookup(), ProcessEnvNames(),
                     [](const std::string& path, uint64_t max_bytes) {
@@ -209,7 +222,7 @@ template <typename MakeComm>
 int Init(const char* call, const char* config_path, MakeComm&& make_comm) {
   return Guarded(call, [&]() -> int {
     Instance& inst = TheInstance();
-    std::lock_guard<std::mutex> lock(inst.mu);
+    MutexLock lock(&inst.mu);
     if (inst.engine) {
       return Report(Error(Code::kAlreadyInitialized, "{}: Cairn is already initialized", call));
     }
@@ -319,6 +332,17 @@ int cairn_checkpoint_wait(void) {
   });
 }
 
+int cairn_last_wait(cairn_wait_info* info) {
+  const char* call = "cairn_last_wait";
+  return WithEngine(call, [&](Engine& e, Instance&) {
+    auto writer =
+        cairn::SizedStructWriter<cairn_wait_info>::Open(call, info, &cairn_wait_info::drains_done);
+    if (!writer.ok()) return Report(writer.status());
+    cairn::FillWaitInfo(e.last_wait(), *writer);
+    return static_cast<int>(CAIRN_SUCCESS);
+  });
+}
+
 int cairn_restart_test(const char* name, int max_version) {
   int rc = WithEngine("cairn_restart_test", [&](Engine& e, Instance&) {
     if (name == nullptr) return Report(NullArgument("cairn_restart_test", "name"));
@@ -333,6 +357,7 @@ int cairn_restart_test(const char* name, int max_version) {
 
 int cairn_restart(const char* name, int version) {
   return WithEngine("cairn_restart", [&](Engine& e, Instance& inst) {
+    inst.mu.AssertHeld();
     if (name == nullptr) return Report(NullArgument("cairn_restart", "name"));
     auto report = e.Restart(name, version);
     if (!report.ok()) return Report(report.status().Annotate("cairn_restart"));
@@ -344,6 +369,7 @@ int cairn_restart(const char* name, int version) {
 int cairn_last_restart(cairn_restart_info* info) {
   const char* call = "cairn_last_restart";
   return WithEngine(call, [&](Engine&, Instance& inst) {
+    inst.mu.AssertHeld();
     auto writer = cairn::SizedStructWriter<cairn_restart_info>::Open(
         call, info, &cairn_restart_info::requested);
     if (!writer.ok()) return Report(writer.status());
@@ -379,6 +405,7 @@ int cairn_delete(const char* name) {
 
 int cairn_finalize(void) {
   return WithEngine("cairn_finalize", [&](Engine& e, Instance& inst) {
+    inst.mu.AssertHeld();
     cairn::Status s = e.Finalize();
     inst.engine.reset();
     inst.restarted.reset();

@@ -24,6 +24,19 @@ class SingleComm final : public Comm {
     return values;
   }
   Status Broadcast(std::string*, int) override { return Status::Ok(); }
+  // The only peer is this rank itself: a message to self is a copy.
+  Status SendRecv(int dest, std::span<const uint8_t> send, int source,
+                  std::span<uint8_t> recv) override {
+    CAIRN_RETURN_IF_ERROR(CheckPeers(dest, source));
+    if ((dest == kNoPeer) != (source == kNoPeer)) {
+      return Error(Code::kInvalidArgument,
+                   "a single-process comm sends to itself only within one SendRecv");
+    }
+    if (dest == kNoPeer) return Status::Ok();
+    if (send.size() != recv.size()) return LengthMismatch(0, send.size(), recv.size());
+    if (!send.empty()) std::memmove(recv.data(), send.data(), send.size());
+    return Status::Ok();
+  }
 };
 
 }  // namespace
@@ -80,6 +93,21 @@ Status Comm::Agree(const Status& local, AgreeDetail* detail) {
   // A rank that failed otherwise than the lowest one keeps its own cause too.
   if (!local.ok() && rank() != first) message += fmt::format("; rank {}: {}", rank(), local.message());
   return Status(static_cast<Code>(code), fmt::format("rank {}: {}", first, message));
+}
+
+Status Comm::CheckPeers(int dest, int source) const {
+  for (int peer : {dest, source}) {
+    if (peer != kNoPeer && (peer < 0 || peer >= size())) {
+      return Error(Code::kInvalidArgument, "rank {}: peer {} is not a rank of {}", rank(), peer,
+                   size());
+    }
+  }
+  return Status::Ok();
+}
+
+Status Comm::LengthMismatch(int source, uint64_t sent, uint64_t expected) const {
+  return Error(Code::kComm, "rank {}: rank {} sent {} bytes where {} were expected", rank(),
+               source, sent, expected);
 }
 
 std::unique_ptr<Comm> NewSingleComm() { return std::make_unique<SingleComm>(); }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,19 @@ class Comm {
   // Replaces *bytes on every rank with root's. REQUIRES: 0 <= root < size().
   virtual Status Broadcast(std::string* bytes, int root) = 0;
 
+  // Point to point, for the redundancy groups (redundancy/): sends `send` to
+  // rank dest and receives exactly recv.size() bytes from rank source in one
+  // step, so that ranks exchanging in a ring never wait on each other. dest
+  // or source kNoPeer leaves that half out (a plain send or receive).
+  // Messages between two ranks arrive in the order sent. Not collective:
+  // only the two ends take part, and each must make the matching call.
+  // kComm naming the peer when its message has another length (the message
+  // is consumed, so later ones still match); kInvalidArgument for a peer
+  // out of range. Buffers of any size (MPI moves them in pieces of 1 GiB).
+  static constexpr int kNoPeer = -1;
+  virtual Status SendRecv(int dest, std::span<const uint8_t> send, int source,
+                          std::span<uint8_t> recv) = 0;
+
   // Convenience over AllreduceMin.
   Result<int64_t> Min(int64_t value);
   Result<int64_t> Max(int64_t value);
@@ -59,6 +73,11 @@ class Comm {
     bool any_no_space = false;  // some rank failed with kNoSpace
   };
   Status Agree(const Status& local, AgreeDetail* detail = nullptr);
+
+ protected:
+  // The argument checks and the length error every SendRecv shares.
+  Status CheckPeers(int dest, int source) const;
+  Status LengthMismatch(int source, uint64_t sent, uint64_t expected) const;
 };
 
 std::unique_ptr<Comm> NewSingleComm();

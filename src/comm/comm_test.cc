@@ -109,6 +109,53 @@ TEST(ThreadCommTest, CollectivesSeeEveryRank) {
   }
 }
 
+TEST(ThreadCommTest, SendRecvAroundARingDeliversEachNeighboursBytes) {
+  const int n = 5;
+  std::vector<std::vector<uint8_t>> got(n);
+  Status started = RunRanks(PosixEnv(), std::vector<int>(n, 0), [&](Comm& comm) {
+    const int r = comm.rank();
+    std::vector<uint8_t> mine(100 + static_cast<size_t>(r), static_cast<uint8_t>(r + 1));
+    std::vector<uint8_t> from_left(100 + static_cast<size_t>((r + n - 1) % n));
+    Status s = comm.SendRecv((r + 1) % n, mine, (r + n - 1) % n, from_left);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    got[static_cast<size_t>(r)] = from_left;
+  });
+  ASSERT_TRUE(started.ok()) << started.ToString();
+  for (int r = 0; r < n; ++r) {
+    const int left = (r + n - 1) % n;
+    EXPECT_EQ(got[static_cast<size_t>(r)],
+              std::vector<uint8_t>(100 + static_cast<size_t>(left), static_cast<uint8_t>(left + 1)));
+  }
+}
+
+TEST(ThreadCommTest, SendRecvNamesASenderOfAnotherLengthAndKeepsOrder) {
+  std::vector<Status> first(2);
+  std::vector<uint8_t> second(3);
+  Status started = RunRanks(PosixEnv(), {0, 1}, [&](Comm& comm) {
+    if (comm.rank() == 0) {
+      std::vector<uint8_t> a(8, 1), b{7, 8, 9};
+      EXPECT_TRUE(comm.SendRecv(1, a, Comm::kNoPeer, {}).ok());
+      EXPECT_TRUE(comm.SendRecv(1, b, Comm::kNoPeer, {}).ok());
+    } else {
+      std::vector<uint8_t> want4(4);
+      first[1] = comm.SendRecv(Comm::kNoPeer, {}, 0, want4);
+      EXPECT_TRUE(comm.SendRecv(Comm::kNoPeer, {}, 0, second).ok());
+    }
+  });
+  ASSERT_TRUE(started.ok());
+  EXPECT_EQ(first[1].code(), Code::kComm);
+  EXPECT_EQ(first[1].message(), "rank 1: rank 0 sent 8 bytes where 4 were expected");
+  EXPECT_EQ(second, (std::vector<uint8_t>{7, 8, 9}));
+}
+
+TEST(SingleCommTest, SendRecvToItselfCopiesAndRefusesOtherPeers) {
+  auto comm = NewSingleComm();
+  std::vector<uint8_t> in{1, 2, 3}, out(3);
+  ASSERT_TRUE(comm->SendRecv(0, in, 0, out).ok());
+  EXPECT_EQ(out, in);
+  EXPECT_EQ(comm->SendRecv(1, in, 0, out).code(), Code::kInvalidArgument);
+}
+
 // An Env that starts only `allowed` threads.
 class ThreadLimitEnv final : public EnvWrapper {
  public:

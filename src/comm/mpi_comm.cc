@@ -1,6 +1,7 @@
 #include "comm/mpi_comm.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace cairn {
 namespace {
@@ -117,16 +118,55 @@ class MpiComm final : public Comm {
     int64_t size = static_cast<int64_t>(bytes->size());
     CAIRN_MPI(MPI_Bcast(&size, 1, MPI_INT64_T, root, comm_), "MPI_Bcast (size)");
     bytes->resize(static_cast<size_t>(size));
-    // MPI counts are int: send in pieces of at most 1 GiB.
-    constexpr int64_t kPiece = int64_t{1} << 30;
-    for (int64_t off = 0; off < size; off += kPiece) {
-      const int n = static_cast<int>(std::min(kPiece, size - off));
+    for (uint64_t off = 0; off < static_cast<uint64_t>(size); off += kPiece) {
+      const int n = PieceLength(static_cast<uint64_t>(size), off);
       CAIRN_MPI(MPI_Bcast(bytes->data() + off, n, MPI_CHAR, root, comm_), "MPI_Bcast");
     }
     return Status::Ok();
   }
 
+  Status SendRecv(int dest, std::span<const uint8_t> send, int source,
+                  std::span<uint8_t> recv) override {
+    CAIRN_RETURN_IF_ERROR(CheckPeers(dest, source));
+    const int to = dest == kNoPeer ? MPI_PROC_NULL : dest;
+    const int from = source == kNoPeer ? MPI_PROC_NULL : source;
+    // The length goes first, so that a receiver expecting another length
+    // can still consume the message piece by piece and report it.
+    uint64_t send_length = send.size();
+    uint64_t announced = recv.size();
+    CAIRN_MPI(MPI_Sendrecv(&send_length, 1, MPI_UINT64_T, to, kPointToPointTag, &announced, 1,
+                           MPI_UINT64_T, from, kPointToPointTag, comm_, MPI_STATUS_IGNORE),
+              "MPI_Sendrecv (length)");
+    const bool fits = announced == recv.size();
+    std::vector<uint8_t> drain(fits ? 0 : static_cast<size_t>(std::min<uint64_t>(announced, kPiece)));
+    const uint64_t pieces = std::max(PieceCount(send.size()), PieceCount(announced));
+    for (uint64_t i = 0; i < pieces; ++i) {
+      const uint64_t off = i * kPiece;
+      const int send_count = PieceLength(send.size(), off);
+      const int recv_count = PieceLength(announced, off);
+      uint8_t* into = fits ? recv.data() + off : drain.data();
+      CAIRN_MPI(MPI_Sendrecv(send_count > 0 ? send.data() + off : nullptr, send_count, MPI_BYTE,
+                             send_count > 0 ? to : MPI_PROC_NULL, kPointToPointTag,
+                             recv_count > 0 ? into : nullptr, recv_count, MPI_BYTE,
+                             recv_count > 0 ? from : MPI_PROC_NULL, kPointToPointTag, comm_,
+                             MPI_STATUS_IGNORE),
+                "MPI_Sendrecv");
+    }
+    if (!fits && from != MPI_PROC_NULL) return LengthMismatch(source, announced, recv.size());
+    return Status::Ok();
+  }
+
  private:
+  // MPI counts are int: large buffers move in pieces of at most 1 GiB.
+  static constexpr uint64_t kPiece = uint64_t{1} << 30;
+  // One tag is enough: MPI's non-overtaking rule keeps the order of the
+  // messages between two ranks, and collectives never match point to point.
+  static constexpr int kPointToPointTag = 7001;
+  static uint64_t PieceCount(uint64_t length) { return (length + kPiece - 1) / kPiece; }
+  static int PieceLength(uint64_t length, uint64_t offset) {
+    return offset >= length ? 0 : static_cast<int>(std::min(kPiece, length - offset));
+  }
+
   MPI_Comm comm_;
   MPI_Comm node_comm_ = MPI_COMM_NULL;  // this rank's (virtual) node
   int rank_ = 0, size_ = 1, node_ = 0, nodes_ = 1, ranks_on_node_ = 1;

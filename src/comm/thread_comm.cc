@@ -34,6 +34,21 @@ std::vector<std::vector<int64_t>> ThreadGroup::Exchange(int rank, std::vector<in
   return all;
 }
 
+void ThreadGroup::Post(int from, int to, std::vector<uint8_t> message) {
+  MutexLock lock(&mailbox_mu_);
+  mailboxes_[{from, to}].push_back(std::move(message));
+  mail_arrived_.SignalAll();
+}
+
+std::vector<uint8_t> ThreadGroup::Take(int from, int to) {
+  MutexLock lock(&mailbox_mu_);
+  auto& box = mailboxes_[{from, to}];
+  while (box.empty()) mail_arrived_.Wait();
+  std::vector<uint8_t> message = std::move(box.front());
+  box.pop_front();
+  return message;
+}
+
 namespace {
 
 template <typename Op>
@@ -104,6 +119,17 @@ Status ThreadComm::Broadcast(std::string* bytes, int root) {
   auto all = group_->Exchange(rank_, std::move(words));
   const auto& from = all[static_cast<size_t>(root)];
   bytes->assign(reinterpret_cast<const char*>(from.data() + 1), static_cast<size_t>(from[0]));
+  return Status::Ok();
+}
+
+Status ThreadComm::SendRecv(int dest, std::span<const uint8_t> send, int source,
+                            std::span<uint8_t> recv) {
+  CAIRN_RETURN_IF_ERROR(CheckPeers(dest, source));
+  if (dest != kNoPeer) group_->Post(rank_, dest, std::vector<uint8_t>(send.begin(), send.end()));
+  if (source == kNoPeer) return Status::Ok();
+  std::vector<uint8_t> message = group_->Take(source, rank_);
+  if (message.size() != recv.size()) return LengthMismatch(source, message.size(), recv.size());
+  std::copy(message.begin(), message.end(), recv.begin());
   return Status::Ok();
 }
 

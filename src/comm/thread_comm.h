@@ -12,12 +12,14 @@
 
 #include <barrier>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "comm/comm.h"
 #include "env/env.h"
@@ -37,6 +39,10 @@ class ThreadGroup {
   void NodeBarrier(int node) { node_barriers_.at(node)->arrive_and_wait(); }
   // Every rank's words, indexed by rank. REQUIRES: called by every rank.
   std::vector<std::vector<int64_t>> Exchange(int rank, std::vector<int64_t> words);
+  // Point to point: Post never waits (the message is copied into the
+  // receiver's mailbox); Take waits for the oldest message from `from`.
+  void Post(int from, int to, std::vector<uint8_t> message);
+  std::vector<uint8_t> Take(int from, int to);
 
  private:
   std::vector<int> node_of_rank_;
@@ -45,6 +51,11 @@ class ThreadGroup {
   // Slot r is written by rank r only, and read by all only between the two
   // barriers of an Exchange: the barriers order every access.
   std::vector<std::vector<int64_t>> slots_;
+  Mutex mailbox_mu_;
+  CondVar mail_arrived_{&mailbox_mu_};
+  // (from, to) -> messages not yet taken, oldest first.
+  std::map<std::pair<int, int>, std::deque<std::vector<uint8_t>>> mailboxes_
+      GUARDED_BY(mailbox_mu_);
 };
 
 class ThreadComm final : public Comm {
@@ -66,6 +77,8 @@ class ThreadComm final : public Comm {
   Result<std::vector<int64_t>> Allgather(int64_t value) override;
   Result<std::vector<int64_t>> AllgatherWords(const std::vector<int64_t>& values) override;
   Status Broadcast(std::string* bytes, int root) override;
+  Status SendRecv(int dest, std::span<const uint8_t> send, int source,
+                  std::span<uint8_t> recv) override;
 
  private:
   ThreadGroup* group_;

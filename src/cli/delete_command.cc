@@ -93,6 +93,8 @@ int RunDelete(const RemovalFlags& flags) {
   }
   auto config = LoadCliConfig(flags.config);
   if (!config.ok()) return ReportError("delete", config.status());
+  auto locks = LockAllTierDirectories(PosixEnv(), *config, "delete");
+  if (!locks.ok()) return ReportError("delete", locks.status());
   auto targets = FindRemovalTargets(PosixEnv(), *config, flags.name,
                                     [](int64_t) { return true; }, /*with_slots=*/true);
   if (!targets.ok()) return ReportError("delete", targets.status());
@@ -131,6 +133,8 @@ int RunPrune(const RemovalFlags& flags) {
   }
   auto config = LoadCliConfig(flags.config);
   if (!config.ok()) return ReportError("prune", config.status());
+  auto locks = LockAllTierDirectories(PosixEnv(), *config, "prune");
+  if (!locks.ok()) return ReportError("prune", locks.status());
   auto copies = TakeInventory(PosixEnv(), *config);
   if (!copies.ok()) return ReportError("prune", copies.status());
   const auto plan = PlanPrune(*copies, flags.keep, flags.name);

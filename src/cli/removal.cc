@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 #include "runtime/catalog.h"
+#include "storage/job_lock.h"
 
 namespace cairn {
 namespace {
@@ -69,16 +71,18 @@ Status AddTargetsOfTier(Env* env, const NodeTier& where, const std::string& name
 }  // namespace
 
 std::set<int64_t> RecoverableVersions(const std::vector<CopyInfo>& copies_of_one_name) {
-  // (version, nranks) -> ranks with a complete copy from a job of nranks.
-  std::map<std::pair<int64_t, int>, std::set<int>> complete;
+  // (version, run, nranks) -> ranks with a complete copy that run wrote:
+  // the ranks of two runs (two jobs, or a version number reused) never add
+  // up to a recoverable version, as cli/inventory.h GroupByRun shows them.
+  std::map<std::tuple<int64_t, uint64_t, int>, std::set<int>> complete;
   for (const auto& c : copies_of_one_name) {
     if (c.state == CopyState::kComplete && c.rank >= 0 && c.rank < c.nranks) {
-      complete[{c.version, c.nranks}].insert(c.rank);
+      complete[{c.version, c.run_id, c.nranks}].insert(c.rank);
     }
   }
   std::set<int64_t> out;
   for (const auto& [key, ranks] : complete) {
-    if (static_cast<int>(ranks.size()) == key.second) out.insert(key.first);
+    if (static_cast<int>(ranks.size()) == std::get<2>(key)) out.insert(std::get<0>(key));
   }
   return out;
 }
@@ -117,6 +121,26 @@ Result<std::vector<RemovalTarget>> FindRemovalTargets(Env* env, const Config& co
     }
   }
   return out;
+}
+
+HeldTierLocks::~HeldTierLocks() {
+  // Best effort: a lock file left behind is harmless (its lock went with
+  // the descriptor); it only keeps an emptied directory from going.
+  for (auto& lock : locks_) (void)lock->ReleaseAndRemove();
+}
+
+Result<HeldTierLocks> LockAllTierDirectories(Env* env, const Config& config,
+                                             const std::string& command) {
+  HeldTierLocks held;
+  for (int k = 0; k < kTierKinds; ++k) {
+    CAIRN_ASSIGN_OR_RETURN(auto node_tiers, OpenAllNodeTiers(env, config, static_cast<TierKind>(k)));
+    for (const auto& nt : node_tiers) {
+      if (!env->FileExists(nt.tier->root())) continue;
+      CAIRN_ASSIGN_OR_RETURN(auto lock, LockTierDirectory(*nt.tier, "cairn " + command));
+      if (lock) held.Add(std::move(lock));
+    }
+  }
+  return held;
 }
 
 Status RemoveTarget(Env* env, const RemovalTarget& target) {

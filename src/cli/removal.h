@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,9 +23,10 @@
 
 namespace cairn {
 
-// Versions from which a restart can recover every rank: for some rank
-// count n, each rank 0..n-1 has a complete copy written by a job of n ranks
-// on some tier (restart takes each rank's copy from any tier).
+// Versions from which a restart can recover every rank: for some run of a
+// job of n ranks (Manifest::run_id), each rank 0..n-1 has a complete copy
+// that run wrote on some tier (restart takes each rank's copy from any
+// tier, but all from one run).
 // REQUIRES: every copy is of the same checkpoint name.
 std::set<int64_t> RecoverableVersions(const std::vector<CopyInfo>& copies_of_one_name);
 
@@ -67,6 +69,27 @@ Result<std::vector<RemovalTarget>> FindRemovalTargets(Env* env, const Config& co
                                                       const std::string& name,
                                                       const std::function<bool(int64_t)>& select,
                                                       bool with_slots);
+
+// The job locks (storage/job_lock.h) of the tier directories a command
+// works on, released and their files removed when this goes.
+class HeldTierLocks {
+ public:
+  HeldTierLocks() = default;
+  HeldTierLocks(HeldTierLocks&&) = default;
+  HeldTierLocks& operator=(HeldTierLocks&&) = delete;
+  ~HeldTierLocks();
+  void Add(std::unique_ptr<FileLock> lock) { locks_.push_back(std::move(lock)); }
+
+ private:
+  std::vector<std::unique_ptr<FileLock>> locks_;
+};
+
+// The job locks of every existing directory of every enabled tier and node
+// of config, taken for `command` so that no job starts there while it
+// removes. kIo naming the lock file and the host and pid of the job that
+// holds one: a running job's directories are refused, never touched.
+Result<HeldTierLocks> LockAllTierDirectories(Env* env, const Config& config,
+                                             const std::string& command);
 
 // Removes target's directory (a version: manifests first, see
 // RemoveVersion) and then the name's directory if it is left empty.

@@ -104,6 +104,27 @@ Status Env::WriteFileAtomic(const std::string& path, const void* data, size_t n,
   return sync ? SyncDir(DirName(path)) : Status::Ok();
 }
 
+namespace {
+// The in-memory env's lock: it serves one process, so nobody else can hold it.
+class UncontendedLock final : public FileLock {
+ public:
+  UncontendedLock(Env* env, std::string path) : env_(env), path_(std::move(path)) {}
+  const std::string& path() const override { return path_; }
+  Status ReleaseAndRemove() override { return env_->DeleteFile(path_); }
+
+ private:
+  Env* env_;
+  std::string path_;
+};
+}  // namespace
+
+Result<LockAttempt> Env::TryLockFile(const std::string& path, const std::string& holder) {
+  CAIRN_RETURN_IF_ERROR(WriteFileAtomic(path, holder.data(), holder.size(), /*sync=*/false));
+  LockAttempt attempt;
+  attempt.lock = std::make_unique<UncontendedLock>(this, path);
+  return attempt;
+}
+
 Status Env::DeleteRecursive(const std::string& path) {
   auto entries = ListDir(path);
   if (!entries.ok()) {

@@ -82,6 +82,28 @@ struct WriteOptions {
   // Overwrite an existing file in place instead of truncating it; Close
   // cuts it to the bytes written. (Its blocks are reused: no allocation.)
   bool reuse_existing = false;
+  // Fail if path exists (O_EXCL): for temporary names, which must be new.
+  bool create_new = false;
+};
+
+// An exclusive lock on a file, held until this object is destroyed or the
+// process dies (the kernel releases it then: a killed job leaves no stale
+// lock).
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
+  virtual const std::string& path() const = 0;
+  // Deletes the lock file while still holding it, then releases the lock.
+  // A process that opened the old file meanwhile notices and retries
+  // (Env::TryLockFile), so removal never lets two holders in.
+  virtual Status ReleaseAndRemove() = 0;
+};
+
+// What Env::TryLockFile got: the lock, or (lock null) what its holder wrote
+// into the file ("" if it has not written yet).
+struct LockAttempt {
+  std::unique_ptr<FileLock> lock;
+  std::string holder;
 };
 
 struct DirEntry {
@@ -145,6 +167,20 @@ class Env {
   // Deletes path and everything under it; missing is fine.
   virtual Status DeleteRecursive(const std::string& path);
 
+  // Takes an exclusive lock on path without waiting, creating the file
+  // (0600, never through a symlink) if needed, and writes `holder` into it
+  // for whoever finds it locked. kUnsupported when the file system has no
+  // locks (Lustre mounted without -o flock, some NFS setups). The default
+  // (in-memory env: one process) always grants it.
+  virtual Result<LockAttempt> TryLockFile(const std::string& path, const std::string& holder);
+  // Whether path is a directory (not a symlink to one) owned by this user
+  // with no permission bits for group or others; kIo naming the path, its
+  // owner and mode otherwise. The default (in-memory env) accepts any.
+  virtual Status CheckPrivateDir(const std::string& path) { return Status::Ok(); }
+  // The same for a regular file (not a symlink), which must also be mode
+  // 0600 exactly: what Cairn creates.
+  virtual Status CheckPrivateFile(const std::string& path) { return Status::Ok(); }
+
   // Runs body on a new thread (LevelDB's Env::StartThread, but joinable:
   // Cairn's threads are owned and joined, never detached). The body must
   // not let an exception escape. kInternal when the system refuses a thread
@@ -198,6 +234,11 @@ class EnvWrapper : public Env {
     return target_->AppendToFile(p, data, n);
   }
   Status EvictFromCache(const std::string& p) override { return target_->EvictFromCache(p); }
+  Result<LockAttempt> TryLockFile(const std::string& p, const std::string& holder) override {
+    return target_->TryLockFile(p, holder);
+  }
+  Status CheckPrivateDir(const std::string& p) override { return target_->CheckPrivateDir(p); }
+  Status CheckPrivateFile(const std::string& p) override { return target_->CheckPrivateFile(p); }
   Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
     return target_->StartThread(std::move(body));
   }

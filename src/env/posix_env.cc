@@ -2,6 +2,7 @@
 // Env) performs file system calls for the library.
 #include <dirent.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "base/mutex.h"
 #include "env/env.h"
@@ -24,6 +26,18 @@ constexpr size_t kDirectBuffer = 4 << 20;
 
 Status Errno(const std::string& what, const std::string& path) {
   return ErrnoError(errno, what, path);
+}
+
+// Every open() here passes O_NOFOLLOW: a symlink planted where Cairn
+// writes or reads a file makes the open fail (ELOOP) instead of reaching
+// whatever the link points to. This names that case.
+Status OpenError(const std::string& what, const std::string& path) {
+  if (errno == ELOOP) {
+    return Error(Code::kIo, "{} '{}': it is a symbolic link, and Cairn never opens a file "
+                 "through one", what, path);
+  }
+  if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
+  return Errno(what, path);
 }
 
 Status WriteAll(int fd, const void* data, size_t n, const std::string& path) {
@@ -47,7 +61,67 @@ const char* FileTypeName(mode_t mode) {
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
   return "of another kind";
+}
+
+// "'alice' (uid 1000)", or "uid 1234" for a user without a name.
+std::string OwnerName(uid_t uid) {
+  std::vector<char> buffer(16384);
+  struct passwd entry;
+  struct passwd* found = nullptr;
+  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
+    return fmt::format("'{}' (uid {})", found->pw_name, uid);
+  }
+  return fmt::format("uid {}", uid);
+}
+
+// The ownership rule for what Cairn creates or reuses (docs/flows.md): the
+// path itself (not a symlink's target) is of the wanted kind, belongs to
+// this user, and grants nothing to group or others; a file must be 0600
+// exactly. Someone else's directory is never chmod-ed or used: in a
+// world-writable place such as /dev/shm another user may have made it first.
+Status CheckPrivate(const std::string& path, bool want_dir) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return OpenError("stat", path);
+  const char* kind = want_dir ? "directory" : "file";
+  bool right_kind = want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
+  if (!right_kind) {
+    return Error(Code::kIo, "'{}' should be a {} private to the user but is {} (owner {})", path,
+                 kind, FileTypeName(st.st_mode), OwnerName(st.st_uid));
+  }
+  const unsigned mode = st.st_mode & 07777;
+  if (st.st_uid != ::geteuid()) {
+    return Error(Code::kIo,
+                 "{} '{}' belongs to {} (mode {:04o}), not to this user ({}): Cairn uses only "
+                 "directories and files of its own; remove it or choose another tier path",
+                 kind, path, OwnerName(st.st_uid), mode, OwnerName(::geteuid()));
+  }
+  bool too_open = want_dir ? (mode & 077) != 0 : mode != 0600;
+  if (too_open) {
+    return Error(Code::kIo,
+                 "{} '{}' (owner {}) has mode {:04o}, which lets others in; Cairn keeps "
+                 "checkpoints private ({}): chmod {} '{}' if it is yours to keep",
+                 kind, path, OwnerName(st.st_uid), mode, want_dir ? "0700" : "0600",
+                 want_dir ? "700" : "600", path);
+  }
+  return Status::Ok();
+}
+
+// Opened with open(2) by the caller; refuses anything but a regular file
+// (a FIFO, a device) and closes fd then.
+Status RequireRegular(int fd, const std::string& path, struct stat* st) {
+  if (::fstat(fd, st) != 0) {
+    Status s = Errno("stat", path);
+    ::close(fd);
+    return s;
+  }
+  if (!S_ISREG(st->st_mode)) {
+    ::close(fd);
+    return Error(Code::kInvalidArgument, "'{}' is not a regular file (it is {})", path,
+                 FileTypeName(st->st_mode));
+  }
+  return Status::Ok();
 }
 
 // A std::thread behind Env::StartThread.
@@ -289,17 +363,20 @@ class PosixEnvImpl final : public Env {
                                                         const WriteOptions& options) override {
     // Reusing a file's blocks (overwrite in place) avoids allocating new
     // ones: measured twice as fast with O_DIRECT on ext4.
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options.reuse_existing ? 0 : O_TRUNC);
+    // O_NONBLOCK: a FIFO planted at path fails (ENXIO) instead of blocking
+    // until a reader comes; it changes nothing for regular files.
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+                (options.reuse_existing ? 0 : O_TRUNC) | (options.create_new ? O_EXCL : 0);
     bool direct = options.direct_io;
     int fd = ::open(path.c_str(), flags | (direct ? O_DIRECT : 0), 0600);
     if (fd < 0 && direct && errno == EINVAL) {  // tmpfs and others refuse O_DIRECT
       direct = false;
       fd = ::open(path.c_str(), flags, 0600);
     }
-    if (fd < 0) return Errno("create", path);
-    uint64_t old_size = 0;
+    if (fd < 0) return OpenError("create", path);
     struct stat st;
-    if (options.reuse_existing && ::fstat(fd, &st) == 0) old_size = static_cast<uint64_t>(st.st_size);
+    CAIRN_RETURN_IF_ERROR(RequireRegular(fd, path, &st));
+    uint64_t old_size = options.reuse_existing ? static_cast<uint64_t>(st.st_size) : 0;
     return std::unique_ptr<WritableFile>(new PosixWritableFile(fd, path, direct, old_size));
   }
 
@@ -307,22 +384,10 @@ class PosixEnvImpl final : public Env {
     // O_NONBLOCK: opening a FIFO put where a file belongs (a config, a
     // manifest) returns at once instead of waiting for a writer; on the
     // regular files accepted below it changes nothing.
-    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
-      return Errno("open", path);
-    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return OpenError("open", path);
     struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      Status s = Errno("stat", path);
-      ::close(fd);
-      return s;
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd);
-      return Error(Code::kInvalidArgument, "'{}' is not a regular file (it is {})", path,
-                   FileTypeName(st.st_mode));
-    }
+    CAIRN_RETURN_IF_ERROR(RequireRegular(fd, path, &st));
     // Cairn reads its files front to back: ask for aggressive readahead.
     (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     return std::unique_ptr<ReadableFile>(
@@ -331,17 +396,12 @@ class PosixEnvImpl final : public Env {
 
   Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path, uint64_t size,
                                               bool writable) override {
-    int fd = ::open(path.c_str(), (writable ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC, 0600);
-    if (fd < 0) {
-      if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
-      return Errno("open", path);
-    }
+    int fd = ::open(path.c_str(),
+                    (writable ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+                    0600);
+    if (fd < 0) return OpenError("open", path);
     struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      Status s = Errno("stat", path);
-      ::close(fd);
-      return s;
-    }
+    CAIRN_RETURN_IF_ERROR(RequireRegular(fd, path, &st));
     uint64_t have = static_cast<uint64_t>(st.st_size);
     if (!writable) size = have;
     if (writable && have > size && ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
@@ -382,6 +442,8 @@ class PosixEnvImpl final : public Env {
 
   Status CreateDirs(const std::string& path) override {
     if (path.empty()) return Status::Ok();
+    // stat, not lstat: the part of a path the user wrote may hold symlinks.
+    // The directories Cairn makes are checked by CheckPrivateDir.
     struct stat st;
     if (::stat(path.c_str(), &st) == 0) {
       if (S_ISDIR(st.st_mode)) return Status::Ok();
@@ -421,7 +483,8 @@ class PosixEnvImpl final : public Env {
       bool is_dir = e->d_type == DT_DIR;
       if (e->d_type == DT_UNKNOWN) {
         struct stat st;
-        is_dir = ::stat(JoinPath(path, name).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+        // lstat: a walk never follows a symlink into another directory.
+        is_dir = ::lstat(JoinPath(path, name).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
       }
       out.push_back({name, is_dir});
     }
@@ -429,11 +492,16 @@ class PosixEnvImpl final : public Env {
     return out;
   }
 
-  bool FileExists(const std::string& path) override { return ::access(path.c_str(), F_OK) == 0; }
+  bool FileExists(const std::string& path) override {
+    struct stat st;
+    return ::lstat(path.c_str(), &st) == 0;
+  }
 
+  // lstat: the size of a symlink planted among the files is never that of
+  // its target.
   Result<uint64_t> FileSize(const std::string& path) override {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) {
+    if (::lstat(path.c_str(), &st) != 0) {
       if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
       return Errno("stat", path);
     }
@@ -447,19 +515,17 @@ class PosixEnvImpl final : public Env {
   }
 
   Status AppendToFile(const std::string& path, const void* data, size_t n) override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (fd < 0) return Errno("open for append", path);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+                    0600);
+    if (fd < 0) return OpenError("open for append", path);
     Status s = WriteAll(fd, data, n, path);
     if (::close(fd) != 0 && s.ok()) s = Errno("close", path);
     return s;
   }
 
   Status EvictFromCache(const std::string& path) override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) return Error(Code::kNotFound, "'{}' does not exist", path);
-      return Errno("open", path);
-    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) return OpenError("open", path);
     // DONTNEED skips dirty pages: write them back first.
     Status s = ::fdatasync(fd) == 0 || errno == EINVAL ? Status::Ok() : Errno("fdatasync", path);
     int err = s.ok() ? ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) : 0;
@@ -468,10 +534,98 @@ class PosixEnvImpl final : public Env {
     return s;
   }
 
+  Result<LockAttempt> TryLockFile(const std::string& path, const std::string& holder) override;
+
+  Status CheckPrivateDir(const std::string& path) override { return CheckPrivate(path, true); }
+  Status CheckPrivateFile(const std::string& path) override { return CheckPrivate(path, false); }
+
   Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
     return StartStdThread(std::move(body));
   }
 };
+
+// An open file description with an OFD lock (fcntl F_OFD_SETLK) on it.
+// OFD locks, unlike flock, are carried over NFS (as POSIX locks) and by
+// Lustre mounted with -o flock; like flock, and unlike classic POSIX
+// locks, they belong to this descriptor, so another thread closing some
+// other descriptor of the same file does not drop them. Closing releases.
+class PosixFileLock final : public FileLock {
+ public:
+  PosixFileLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~PosixFileLock() override { ::close(fd_); }
+  const std::string& path() const override { return path_; }
+  Status ReleaseAndRemove() override {
+    Status s = ::unlink(path_.c_str()) == 0 || errno == ENOENT ? Status::Ok() : Errno("delete", path_);
+    ::close(fd_);
+    fd_ = -1;
+    return s;
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+// Whether fd still is the file at path: a holder removes the lock file
+// while holding it (ReleaseAndRemove), and whoever opened it just before
+// then locks a file that no longer has a name.
+bool StillNamed(int fd, const std::string& path) {
+  struct stat by_fd, by_name;
+  return ::fstat(fd, &by_fd) == 0 && ::lstat(path.c_str(), &by_name) == 0 &&
+         by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
+}
+
+std::string ReadHolder(int fd) {
+  char buffer[512];
+  ssize_t n = ::pread(fd, buffer, sizeof(buffer) - 1, 0);
+  std::string holder(buffer, n > 0 ? static_cast<size_t>(n) : 0);
+  while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\0')) holder.pop_back();
+  return holder;
+}
+
+Result<LockAttempt> PosixEnvImpl::TryLockFile(const std::string& path, const std::string& holder) {
+  // A few rounds are enough: each retry means a holder removed the file
+  // between our open and our lock.
+  for (int round = 0; round < 100; ++round) {
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+    if (fd < 0) return OpenError("open lock file", path);
+    struct stat st;
+    CAIRN_RETURN_IF_ERROR(RequireRegular(fd, path, &st));
+    struct flock lock = {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+    if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+      int err = errno;
+      if (err == EAGAIN || err == EACCES) {
+        LockAttempt busy;
+        busy.holder = ReadHolder(fd);
+        ::close(fd);
+        return busy;
+      }
+      ::close(fd);
+      if (err == ENOLCK || err == ENOSYS || err == EOPNOTSUPP || err == EINVAL) {
+        return Error(Code::kUnsupported, "the file system of '{}' offers no locks: {}", path,
+                     std::strerror(err));
+      }
+      return ErrnoError(err, "lock", path);
+    }
+    if (!StillNamed(fd, path)) {
+      ::close(fd);
+      continue;
+    }
+    std::string text = holder + "\n";
+    Status s = ::ftruncate(fd, 0) == 0 ? WriteAll(fd, text.data(), text.size(), path)
+                                       : Errno("truncate", path);
+    if (!s.ok()) {
+      ::close(fd);
+      return s;
+    }
+    LockAttempt granted;
+    granted.lock = std::make_unique<PosixFileLock>(fd, path);
+    return granted;
+  }
+  return Error(Code::kIo, "cannot lock '{}': it keeps being removed and made again", path);
+}
 
 }  // namespace
 

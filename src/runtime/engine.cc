@@ -8,9 +8,12 @@
 #include <limits>
 
 #include "base/log.h"
+#include "codec/crc32c.h"
+#include "env/process_info.h"
 #include "format/layout.h"
 #include "runtime/catalog.h"
 #include "runtime/ecc_sidecar.h"
+#include "storage/job_lock.h"
 
 namespace cairn {
 namespace {
@@ -26,6 +29,75 @@ LogLevel ParseLogLevel(const std::string& name) {
 bool IsOwnFile(const std::string& file, int rank) {
   std::string prefix = RankFilePrefix(rank);
   return file.compare(0, prefix.size(), prefix) == 0;
+}
+
+using TierArray = std::array<std::unique_ptr<Tier>, kTierKinds>;
+
+// This node's enabled tiers, each root made and checked private to the user
+// (Tier::PrepareRoot).
+Status OpenTiers(Env* env, const Config& config, int node, TierArray* tiers) {
+  for (int k = 0; k < kTierKinds; ++k) {
+    CAIRN_ASSIGN_OR_RETURN((*tiers)[k], OpenNodeTier(env, config, static_cast<TierKind>(k), node));
+    if (!(*tiers)[k]) continue;
+    CAIRN_RETURN_IF_ERROR((*tiers)[k]->PrepareRoot().Annotate(
+        fmt::format("opening tier '{}'", (*tiers)[k]->name())));
+  }
+  return Status::Ok();
+}
+
+// Locks every tier directory for the job (storage/job_lock.h), each by one
+// process: the lowest rank with the same directory on the same host. So the
+// ranks of a node share the lock of a node-local tier, every rank that of
+// the shared pfs, and virtual nodes on one host that of a path without
+// {node}, without ever contending with each other. Collective; the result
+// is agreed, so every rank fails when another job holds any directory.
+Result<std::vector<std::unique_ptr<FileLock>>> LockTierDirectories(Comm& comm,
+                                                                   const TierArray& tiers) {
+  const std::string host = HostName();
+  std::vector<int64_t> keys(kTierKinds, 0);  // 0: tier not enabled
+  for (int k = 0; k < kTierKinds; ++k) {
+    if (!tiers[k]) continue;
+    const std::string& root = tiers[k]->root();
+    uint64_t key = uint64_t{Crc32c(host.data(), host.size())} << 32 |
+                   Crc32c(root.data(), root.size());
+    keys[k] = static_cast<int64_t>(key | 1);
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto all, comm.AllgatherWords(keys));
+  std::vector<std::unique_ptr<FileLock>> locks;
+  Status status;
+  for (int k = 0; k < kTierKinds && status.ok(); ++k) {
+    bool lower_rank_has_it = false;
+    for (int r = 0; r < comm.rank(); ++r) {
+      for (int j = 0; j < kTierKinds; ++j) lower_rank_has_it |= all[r * kTierKinds + j] == keys[k];
+    }
+    if (keys[k] == 0 || lower_rank_has_it) continue;
+    auto lock = LockTierDirectory(*tiers[k], "");
+    if (!lock.ok()) status = lock.status();
+    if (lock.ok() && *lock) locks.push_back(std::move(lock).value());
+  }
+  CAIRN_RETURN_IF_ERROR(comm.Agree(status));
+  return locks;
+}
+
+// Removes what this rank left on tier in a run that died mid-write:
+// temporary files and copies whose manifest was never written.
+// REQUIRES: the job holds the tier's lock (they are no other job's files).
+Status RemoveLeftovers(Tier& tier, int rank) {
+  CAIRN_ASSIGN_OR_RETURN(auto names, tier.Names());
+  for (const auto& name : names) {
+    CAIRN_ASSIGN_OR_RETURN(auto versions, tier.Versions(name));
+    for (int64_t v : versions) {
+      CAIRN_ASSIGN_OR_RETURN(auto files, tier.Files(name, v));
+      bool has_manifest = std::count(files.begin(), files.end(), ManifestFileName(rank));
+      for (const auto& f : files) {
+        if (IsOwnFile(f, rank) && (!has_manifest || f.find(".tmp.") != std::string::npos)) {
+          CAIRN_RETURN_IF_ERROR(tier.Remove(name, v, f));
+        }
+      }
+      CAIRN_RETURN_IF_ERROR(tier.RemoveVersionDirIfEmpty(name, v));
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -61,29 +133,13 @@ Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const
 Status Engine::Open() {
   SetLogLevel(ParseLogLevel(config_.log_level));
   SetLogRank(comm_->rank());
-  for (int k = 0; k < kTierKinds; ++k) {
-    CAIRN_ASSIGN_OR_RETURN(tiers_[k],
-                           OpenNodeTier(env_, config_, static_cast<TierKind>(k), comm_->node()));
-    if (!tiers_[k]) continue;
-    CAIRN_RETURN_IF_ERROR(env_->CreateDirs(tiers_[k]->root())
-                              .Annotate(fmt::format("opening tier '{}'", tiers_[k]->name())));
-    // Leftovers of this rank from a run that died mid-write: temporary files
-    // and copies whose manifest was never written.
-    CAIRN_ASSIGN_OR_RETURN(auto names, tiers_[k]->Names());
-    for (const auto& name : names) {
-      CAIRN_ASSIGN_OR_RETURN(auto versions, tiers_[k]->Versions(name));
-      for (int64_t v : versions) {
-        CAIRN_ASSIGN_OR_RETURN(auto files, tiers_[k]->Files(name, v));
-        bool has_manifest = std::count(files.begin(), files.end(), ManifestFileName(comm_->rank()));
-        for (const auto& f : files) {
-          if (IsOwnFile(f, comm_->rank()) &&
-              (!has_manifest || f.find(".tmp.") != std::string::npos)) {
-            CAIRN_RETURN_IF_ERROR(tiers_[k]->Remove(name, v, f));
-          }
-        }
-        CAIRN_RETURN_IF_ERROR(tiers_[k]->RemoveVersionDirIfEmpty(name, v));
-      }
-    }
+  // Every rank reaches the lock's collective, so a failure to open is
+  // agreed first; and nothing is removed before the job holds the locks:
+  // until then the files may be another job's.
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(OpenTiers(env_, config_, comm_->node(), &tiers_)));
+  CAIRN_ASSIGN_OR_RETURN(tier_locks_, LockTierDirectories(*comm_, tiers_));
+  for (auto& t : tiers_) {
+    if (t) CAIRN_RETURN_IF_ERROR(RemoveLeftovers(*t, comm_->rank()));
   }
   for (auto& t : tiers_) {
     // One parked part file per rank and tier is what steady state needs:
@@ -188,6 +244,13 @@ Status Engine::Finalize() {
   // /dev/shm is RAM, and outlives the job: what a lower tier holds is
   // released there, and the user is told what is kept where.
   MemoryRelease released = ReleaseMemoryTier();
+  // The lock files go too (removed while held: storage/job_lock.h), so that
+  // an emptied memory tier leaves no directory behind.
+  for (auto& lock : tier_locks_) {
+    Status removed = lock->ReleaseAndRemove();
+    if (!removed.ok()) Log(LogLevel::kWarn, "{}", removed.ToString());
+  }
+  tier_locks_.clear();
   Status node_done = comm_->NodeBarrier();
   if (node_done.ok() && controller_->local_rank() == 0 && tier(TierKind::kMemory)) {
     tier(TierKind::kMemory)->RemoveEmptyDirectories();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #include "base/log.h"
 
@@ -45,6 +46,23 @@ class MappedWritableFile final : public WritableFile {
   uint64_t pos_ = 0;
 };
 
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Whether rest (a name without its owner prefix) is "slot<pid>.<n>" or
+// "reserving<pid>.<n>", as NewNameLocked makes them.
+bool IsSlotSuffix(std::string_view rest) {
+  for (std::string_view kind : {std::string_view("slot"), std::string_view("reserving")}) {
+    if (rest.substr(0, kind.size()) != kind) continue;
+    std::string_view numbers = rest.substr(kind.size());
+    size_t dot = numbers.find('.');
+    return dot != std::string_view::npos && AllDigits(numbers.substr(0, dot)) &&
+           AllDigits(numbers.substr(dot + 1));
+  }
+  return false;
+}
+
 }  // namespace
 
 SlotCache::SlotCache(Env* env, std::string free_dir, std::string owner, int max_free, bool mapped,
@@ -69,12 +87,29 @@ bool SlotCache::MappedAt(const std::string& path, uint64_t size) const {
   return it != mapped_.end() && it->second->size() == size;
 }
 
+bool SlotCache::IsOwnSlot(const std::string& name) const {
+  return name.compare(0, owner_.size(), owner_) == 0 &&
+         IsSlotSuffix(std::string_view(name).substr(owner_.size()));
+}
+
+bool SlotCache::IsTrustedSlot(const std::string& name) {
+  if (!IsOwnSlot(name)) return false;
+  Status trusted = env_->CheckPrivateFile(JoinPath(free_dir_, name));
+  if (!trusted.ok()) {
+    Log(LogLevel::kWarn, "parked slot not reused: {}", trusted.ToString());
+    return false;
+  }
+  return true;
+}
+
 std::string SlotCache::ChooseParkedLocked(uint64_t size) {
+  // The directory itself must be ours before anything in it is trusted.
+  if (!env_->CheckPrivateDir(free_dir_).ok()) return "";
   auto entries = env_->ListDir(free_dir_);
   if (!entries.ok()) return "";
   std::string fallback;
   for (const auto& e : *entries) {
-    if (e.is_dir || e.name.compare(0, owner_.size(), owner_) != 0) continue;
+    if (e.is_dir || !IsTrustedSlot(e.name)) continue;
     std::string path = JoinPath(free_dir_, e.name);
     if (path == making_) continue;
     if (MappedAt(path, size)) return path;  // already mapped here: the best
@@ -157,11 +192,10 @@ Status SlotCache::Retire(const std::string& path) {
   int parked = 0;
   if (auto entries = env_->ListDir(free_dir_); entries.ok()) {
     for (const auto& e : *entries) {
-      parked += e.name.compare(0, owner_.size(), owner_) == 0 &&
-                JoinPath(free_dir_, e.name) != making_;
+      parked += IsOwnSlot(e.name) && JoinPath(free_dir_, e.name) != making_;
     }
   }
-  if (parked < max_free_ && env_->CreateDirs(free_dir_).ok()) {
+  if (parked < max_free_ && CreateFreeDir().ok()) {
     std::string slot = NewNameLocked("slot");
     if (env_->RenameFile(path, slot).ok()) {
       auto it = mapped_.find(path);
@@ -174,6 +208,11 @@ Status SlotCache::Retire(const std::string& path) {
   }
   mapped_.erase(path);
   return env_->DeleteFile(path);
+}
+
+Status SlotCache::CreateFreeDir() {
+  CAIRN_RETURN_IF_ERROR(env_->CreateDirs(free_dir_));
+  return env_->CheckPrivateDir(free_dir_);
 }
 
 void SlotCache::Forget(const std::string& path) {
@@ -221,7 +260,7 @@ uint64_t SlotCache::ReleaseParked() {
   auto entries = env_->ListDir(free_dir_);
   if (!entries.ok()) return 0;
   for (const auto& e : *entries) {
-    if (e.is_dir || e.name.compare(0, owner_.size(), owner_) != 0) continue;
+    if (e.is_dir || !IsOwnSlot(e.name)) continue;
     std::string path = JoinPath(free_dir_, e.name);
     auto size = env_->FileSize(path);
     mapped_.erase(path);
@@ -263,7 +302,7 @@ std::optional<SlotCache::SlotJob> SlotCache::NextJobLocked() {
   int have = 0;
   for (const auto& [path, map] : mapped_) have += map->size() == want_size_;
   if (have >= want_count_) return std::nullopt;
-  if (!env_->CreateDirs(free_dir_).ok()) return std::nullopt;
+  if (!CreateFreeDir().ok()) return std::nullopt;
   SlotJob job;
   job.size = want_size_;
   job.generation = generation_;

@@ -20,7 +20,10 @@
 //
 // Files in .free/: "<owner>slot<pid>.<n>", a parked slot, and
 // "<owner>reserving<pid>.<n>", one being made (or left by a process that
-// died making it: taken and remade like any parked file).
+// died making it: taken and remade like any parked file). A parked file is
+// reused only if it is named so and is a regular file of this user, mode
+// 0600 (Env::CheckPrivateFile), in a .free/ that is private to the user:
+// never a symlink or a file someone else put there.
 // Thread-safety: all methods are thread-safe.
 #ifndef CAIRN_STORAGE_SLOT_CACHE_H_
 #define CAIRN_STORAGE_SLOT_CACHE_H_
@@ -93,6 +96,12 @@ class SlotCache {
     uint64_t generation = 0;
   };
 
+  // Whether name is one NewNameLocked makes for this owner.
+  bool IsOwnSlot(const std::string& name) const;
+  // IsOwnSlot, and the file is one Cairn made (logged when it is not).
+  bool IsTrustedSlot(const std::string& name);
+  // CreateDirs + CheckPrivateDir of free_dir_.
+  Status CreateFreeDir();
   // The parked file Create(size) would take ("" if none): one mapped here
   // at that size if any, else any other.
   std::string ChooseParkedLocked(uint64_t size) REQUIRES(mu_);

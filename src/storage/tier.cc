@@ -74,7 +74,7 @@ Result<std::unique_ptr<PendingFile>> Tier::Create(const std::string& name, int64
                                                   uint64_t expected_size) {
   std::string dir = VersionDir(name, version);
   bool existed = env_->FileExists(dir);
-  CAIRN_RETURN_IF_ERROR(env_->CreateDirs(dir));
+  CAIRN_RETURN_IF_ERROR(CreateVersionDir(name, version));
   if (!existed && persists()) {
     // The new directory's own entry must be durable before files in it count.
     CAIRN_RETURN_IF_ERROR(env_->SyncDir(JoinPath(root_, name)));
@@ -94,11 +94,16 @@ Result<std::unique_ptr<PendingFile>> Tier::Create(const std::string& name, int64
   WriteOptions options;
   options.direct_io = config_.direct_io && persists();
   options.expected_size = expected_size;
+  // A temporary name must be new (O_EXCL): one left by an earlier process
+  // of the same pid is ours to delete first (unlink removes a link, never
+  // its target).
+  options.create_new = true;
+  CAIRN_RETURN_IF_ERROR(env_->DeleteFile(tmp));
   auto writable = env_->NewWritableFile(tmp, options);
   if (!writable.ok() && !env_->FileExists(dir)) {
     // A rank sharing this tier retired an empty directory of the same name
     // between our mkdir and our create: make it again, once.
-    CAIRN_RETURN_IF_ERROR(env_->CreateDirs(dir));
+    CAIRN_RETURN_IF_ERROR(CreateVersionDir(name, version));
     writable = env_->NewWritableFile(tmp, options);
   }
   if (!writable.ok()) return writable.status();
@@ -178,6 +183,45 @@ Status Tier::EnsureRoom(uint64_t bytes) {
   return Status::Ok();
 }
 
+Status Tier::CreateVersionDir(const std::string& name, int64_t version) {
+  std::string dir = VersionDir(name, version);
+  CAIRN_RETURN_IF_ERROR(env_->CreateDirs(dir));
+  CAIRN_RETURN_IF_ERROR(env_->CheckPrivateDir(JoinPath(root_, name)));
+  return env_->CheckPrivateDir(dir);
+}
+
+std::vector<std::string> Tier::OwnedDirs() const {
+  // Count the pattern's components from the first placeholder on (after
+  // {dir}, which is the user's): each names one directory of the root, from
+  // its end, since no placeholder but {dir} expands to more than one.
+  std::vector<std::string> components;
+  for (size_t start = 0; start <= config_.path.size();) {
+    size_t slash = std::min(config_.path.find('/', start), config_.path.size());
+    if (slash > start) components.push_back(config_.path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  size_t first = 0;
+  while (first < components.size() && components[first].find('{') == std::string::npos) ++first;
+  if (first < components.size() && components[first] == "{dir}") ++first;
+  size_t owned = std::max<size_t>(components.size() - std::min(first, components.size()), 1);
+  std::vector<std::string> dirs;
+  std::string dir = root_;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  for (size_t i = 0; i < owned && dir != "/" && dir != "."; ++i, dir = DirName(dir)) {
+    dirs.push_back(dir);
+  }
+  return dirs;
+}
+
+Status Tier::PrepareRoot() {
+  CAIRN_RETURN_IF_ERROR(env_->CreateDirs(root_));
+  for (const auto& dir : OwnedDirs()) {
+    CAIRN_RETURN_IF_ERROR(env_->CheckPrivateDir(dir).Annotate(
+        fmt::format("tier '{}' (tiers.{}.path = '{}')", name(), name(), config_.path)));
+  }
+  return Status::Ok();
+}
+
 void Tier::RemoveEmptyDirectories() {
   auto remove_if_empty = [this](const std::string& dir) {
     auto entries = env_->ListDir(dir);
@@ -192,14 +236,8 @@ void Tier::RemoveEmptyDirectories() {
     for (const auto& e : *ranks) (void)remove_if_empty(JoinPath(route, e.name));
   }
   (void)remove_if_empty(route);
-  // The literal part of the path ends at the directory holding the first
-  // placeholder; everything below it was made for Cairn.
-  size_t placeholder = config_.path.find('{');
-  std::string literal = placeholder == std::string::npos
-                            ? DirName(root_)
-                            : DirName(config_.path.substr(0, placeholder) + "x");
-  for (std::string dir = root_; dir.size() > literal.size() && remove_if_empty(dir);) {
-    dir = DirName(dir);
+  for (const auto& dir : OwnedDirs()) {
+    if (!remove_if_empty(dir)) break;
   }
 }
 

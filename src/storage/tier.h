@@ -110,6 +110,18 @@ class Tier {
   // Removes the version directory if nothing is left in it (best effort).
   Status RemoveVersionDirIfEmpty(const std::string& name, int64_t version);
 
+  // Creates root (0700, with its parents) and checks that it and every
+  // directory above it made for Cairn (OwnedDirs) are private to the user
+  // (Env::CheckPrivateDir): one that another user made first, in a
+  // world-writable place such as /dev/shm, is refused, never used. kIo
+  // naming the path, its owner and mode.
+  Status PrepareRoot();
+  // Root and the directories above it that Cairn makes, innermost first:
+  // those named from a placeholder of the tier's path ({user}, {node},
+  // {dirkey}) and everything below the data directory {dir}. The literal
+  // part the user wrote and {dir} itself are the user's.
+  std::vector<std::string> OwnedDirs() const;
+
   // Checkpoint names stored here, and the versions (directories) of one.
   Result<std::vector<std::string>> Names() const;
   Result<std::vector<int64_t>> Versions(const std::string& name) const;
@@ -130,6 +142,9 @@ class Tier {
   // kNoSpace naming the tier unless `bytes` more fit in its capacity; when
   // they do not, this owner's parked slots are released first.
   Status EnsureRoom(uint64_t bytes);
+  // CreateDirs, then CheckPrivateDir on the name's and the version's
+  // directory (each made or reused for Cairn).
+  Status CreateVersionDir(const std::string& name, int64_t version);
   // Bytes of the files in one directory (missing: 0).
   uint64_t DirBytes(const std::string& dir) const;
 

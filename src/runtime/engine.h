@@ -287,6 +287,9 @@ class Engine {
   Env* env_;
   Clock* clock_;
   std::array<std::unique_ptr<Tier>, kTierKinds> tiers_;
+  // The job locks of the tier directories this rank locks for the job
+  // (storage/job_lock.h); held until Finalize or destruction.
+  std::vector<std::unique_ptr<FileLock>> tier_locks_;
   std::map<int, Region> regions_;
   std::string route_dir_;
   std::unique_ptr<PlacementController> controller_;

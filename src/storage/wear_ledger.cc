@@ -464,27 +464,16 @@ const char* WearSourceName(WearSource source) {
 
 WearLedger::WearLedger(Env* env, WearLedgerOptions options) : env_(env), options_(std::move(options)) {}
 
-Result<std::unique_ptr<WearLedger>> WearLedger::Open(Env* env, const WearLedgerOptions& options,
-                                                     double now) {
-  if (options.dir.empty()) return Error(Code::kInvalidArgument, "wear ledger: empty directory");
-  if (!ValidWearWriterName(options.writer)) {
-    return Error(Code::kInvalidArgument,
-                 "wear ledger: writer name '{}' must be 1-64 characters of [A-Za-z0-9_-]",
-                 options.writer);
-  }
-  if (options.max_samples < 3 || options.max_samples > kMaxWearSamples) {
-    return Error(Code::kInvalidArgument, "wear ledger: max_samples {} not in [3, {}]",
-                 options.max_samples, kMaxWearSamples);
-  }
-  CAIRN_RETURN_IF_ERROR(env->CreateDirs(options.dir).Annotate("wear ledger"));
-  std::unique_ptr<WearLedger> ledger(new WearLedger(env, options));
+namespace {
 
+// Removes the temporaries an update of this writer killed between creating
+// and renaming left behind (only this writer ever makes temporaries of its
+// slots), and says which of its two slots exist.
+Result<std::array<bool, 2>> SweepWriterSlots(Env* env, const WearLedgerOptions& options) {
   CAIRN_ASSIGN_OR_RETURN(auto entries, env->ListDir(options.dir));
-  std::string tmp_prefix[2] = {options.writer + ".0.tmp.", options.writer + ".1.tmp."};
-  bool slot_present[2] = {false, false};
+  const std::string tmp_prefix[2] = {options.writer + ".0.tmp.", options.writer + ".1.tmp."};
+  std::array<bool, 2> slot_present = {false, false};
   for (const auto& e : entries) {
-    // An update killed between creating and renaming its temporary leaves
-    // it behind; only this writer ever makes temporaries of its slots.
     for (const auto& prefix : tmp_prefix) {
       if (e.name.compare(0, prefix.size(), prefix) == 0) {
         (void)env->DeleteFile(JoinPath(options.dir, e.name));
@@ -494,7 +483,14 @@ Result<std::unique_ptr<WearLedger>> WearLedger::Open(Env* env, const WearLedgerO
       if (e.name == options.writer + "." + std::to_string(slot)) slot_present[slot] = true;
     }
   }
+  return slot_present;
+}
 
+// The newest valid slot of this writer; nullopt for a fresh writer.
+// Errors: kIo when the directory cannot be listed; kCorrupt when slots
+// exist but none is readable.
+Result<std::optional<WearWriterState>> LoadNewestSlot(Env* env, const WearLedgerOptions& options) {
+  CAIRN_ASSIGN_OR_RETURN(auto slot_present, SweepWriterSlots(env, options));
   std::optional<WearWriterState> best;
   std::string errors;
   for (int slot = 0; slot < 2; ++slot) {
@@ -517,29 +513,57 @@ Result<std::unique_ptr<WearLedger>> WearLedger::Open(Env* env, const WearLedgerO
                  "unknown (move the files away to start this writer again from zero)",
                  options.writer, options.dir, errors);
   }
-  if (best) {
-    ledger->state_ = std::move(*best);
-    ledger->durable_seq_ = ledger->state_.seq;
-    // Keep the configured bound even if an earlier run used a larger one.
-    while (ledger->state_.series.size() > options.max_samples) {
-      WearSample last = ledger->state_.series.back();
-      ledger->state_.series.pop_back();
-      AddWearSample(&ledger->state_.series, last, options.max_samples);
+  return best;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<WearLedger>> WearLedger::Open(Env* env, const WearLedgerOptions& options,
+                                                     double now) {
+  if (options.dir.empty()) return Error(Code::kInvalidArgument, "wear ledger: empty directory");
+  if (!ValidWearWriterName(options.writer)) {
+    return Error(Code::kInvalidArgument,
+                 "wear ledger: writer name '{}' must be 1-64 characters of [A-Za-z0-9_-]",
+                 options.writer);
+  }
+  if (options.max_samples < 3 || options.max_samples > kMaxWearSamples) {
+    return Error(Code::kInvalidArgument, "wear ledger: max_samples {} not in [3, {}]",
+                 options.max_samples, kMaxWearSamples);
+  }
+  CAIRN_RETURN_IF_ERROR(env->CreateDirs(options.dir).Annotate("wear ledger"));
+  CAIRN_ASSIGN_OR_RETURN(std::optional<WearWriterState> best, LoadNewestSlot(env, options));
+  std::optional<BlockDevice> device;
+  std::string device_problem;
+  if (options.device) {
+    auto resolved = ResolveBlockDevice(env, options.sysfs_root, *options.device);
+    if (resolved.ok()) {
+      device = *resolved;
+    } else {
+      device_problem = resolved.status().message();
     }
   } else {
-    ledger->state_.writer = options.writer;
-    ledger->state_.created = now;
+    device_problem = "no device given: the ledger is the only source";
   }
 
-  if (options.device) {
-    auto device = ResolveBlockDevice(env, options.sysfs_root, *options.device);
-    if (device.ok()) {
-      ledger->device_ = *device;
+  std::unique_ptr<WearLedger> ledger(new WearLedger(env, options));
+  {
+    // Nobody else sees the ledger yet; the lock is for the analysis' sake.
+    MutexLock lock(&ledger->mu_);
+    if (best) {
+      ledger->state_ = std::move(*best);
+      ledger->durable_seq_ = ledger->state_.seq;
+      // Keep the configured bound even if an earlier run used a larger one.
+      while (ledger->state_.series.size() > options.max_samples) {
+        WearSample last = ledger->state_.series.back();
+        ledger->state_.series.pop_back();
+        AddWearSample(&ledger->state_.series, last, options.max_samples);
+      }
     } else {
-      ledger->device_problem_ = device.status().message();
+      ledger->state_.writer = options.writer;
+      ledger->state_.created = now;
     }
-  } else {
-    ledger->device_problem_ = "no device given: the ledger is the only source";
+    ledger->device_ = std::move(device);
+    ledger->device_problem_ = std::move(device_problem);
   }
   return ledger;
 }
@@ -557,7 +581,7 @@ Status WearLedger::Persist() {
 }
 
 Status WearLedger::Record(uint64_t bytes, double now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (bytes > std::numeric_limits<uint64_t>::max() - state_.bytes) {
     return Error(Code::kInvalidArgument, "wear ledger: {} + {} bytes overflows", state_.bytes, bytes);
   }
@@ -567,18 +591,18 @@ Status WearLedger::Record(uint64_t bytes, double now) {
 }
 
 WearWriterState WearLedger::state() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return state_;
 }
 
 std::optional<BlockDevice> WearLedger::device() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return device_;
 }
 
 Result<WearReading> WearLedger::Read(double now, double window, double not_before) {
   CAIRN_ASSIGN_OR_RETURN(WearLedgerSnapshot snap, ReadWearLedger(env_, options_.dir));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   // This writer from memory: it may be ahead of its file (a failed update,
   // or a concurrent Record between the directory read and now).
   auto own = std::find_if(snap.writers.begin(), snap.writers.end(),

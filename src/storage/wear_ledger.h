@@ -59,11 +59,11 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "env/device.h"
 #include "env/env.h"
@@ -247,17 +247,18 @@ class WearLedger {
 
  private:
   WearLedger(Env* env, WearLedgerOptions options);
-  Status Persist();  // REQUIRES: mu_ held
+  // Writes state_ to the slot that does not hold the newest durable state.
+  Status Persist() REQUIRES(mu_);
 
   Env* const env_;
   const WearLedgerOptions options_;
 
-  mutable std::mutex mu_;
-  WearWriterState state_;                 // GUARDED_BY(mu_)
-  uint64_t durable_seq_ = 0;              // GUARDED_BY(mu_): seq of the newest durable slot
-  std::optional<BlockDevice> device_;     // GUARDED_BY(mu_)
-  std::string device_problem_;            // GUARDED_BY(mu_): why device_ is empty
-  std::deque<WearSample> device_samples_; // GUARDED_BY(mu_): kernel readings
+  mutable Mutex mu_;
+  WearWriterState state_ GUARDED_BY(mu_);
+  uint64_t durable_seq_ GUARDED_BY(mu_) = 0;  // seq of the newest durable slot
+  std::optional<BlockDevice> device_ GUARDED_BY(mu_);
+  std::string device_problem_ GUARDED_BY(mu_);  // why device_ is empty
+  std::deque<WearSample> device_samples_ GUARDED_BY(mu_);  // kernel readings
 };
 
 }  // namespace cairn

@@ -1,0 +1,123 @@
+#include "compat/common/cairn_settings.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <toml++/toml.h>
+
+#include "cairn/cairn.h"
+
+namespace cairn_compat {
+
+Status CairnError(int code, const std::string& call) {
+  if (code >= 0) return Status();
+  return Status::Error(call + ": " + cairn_error_message(code));
+}
+
+void ReportError(const std::string& peer, const std::string& message) {
+  std::fprintf(stderr, "%s (Cairn): error: %s\n", peer.c_str(), message.c_str());
+  std::fflush(stderr);
+}
+
+void CairnSettings::SetNodeLocalPath(const std::string& base) {
+  std::string abs = AbsolutePath(base);
+  node_local_tier_ = abs.rfind("/dev/shm", 0) == 0 ? "memory" : "ssd";
+  Set("tiers." + node_local_tier_ + ".path", abs + "/cairn/{node}");
+}
+
+void CairnSettings::Warn(const std::string& where, const std::string& what) {
+  warnings_.push_back(where + ": " + what);
+}
+
+Result<std::string> CairnSettings::WriteToml() const {
+  toml::table root;
+  for (const auto& [key, value] : keys_) {
+    // "tiers.ssd.path": tables for every part but the last.
+    toml::table* table = &root;
+    size_t start = 0;
+    for (size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1) {
+      auto [it, inserted] = table->emplace(key.substr(start, dot - start), toml::table{});
+      table = it->second.as_table();
+    }
+    std::string leaf = key.substr(start);
+    std::visit([&](const auto& v) { table->insert_or_assign(leaf, v); }, value);
+  }
+  std::error_code ec;
+  std::string dir = std::filesystem::temp_directory_path(ec).string();
+  if (ec) dir = "/tmp";
+  std::string path = dir + "/cairn-compat-XXXXXX";
+  int fd = mkstemp(path.data());  // private (0600) and unique per rank
+  if (fd < 0) return Status::Error("cannot create a temporary configuration file in " + dir);
+  close(fd);
+  std::ofstream out(path, std::ios::trunc);
+  out << root << "\n";
+  out.close();
+  if (!out) {
+    std::filesystem::remove(path, ec);
+    return Status::Error("cannot write the temporary configuration file " + path);
+  }
+  return path;
+}
+
+void CairnSettings::PrintWarnings(MPI_Comm comm) const {
+  int rank = 0;
+  if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return;
+  for (const auto& w : warnings_) {
+    std::fprintf(stderr, "%s (Cairn): warning: %s\n", peer_.c_str(), w.c_str());
+  }
+  std::fflush(stderr);
+}
+
+Status CairnSettings::Init(MPI_Comm comm) {
+  auto path = WriteToml();
+  // Every rank must enter cairn_init even if its file failed, or the others
+  // would wait in its collectives: a missing file makes it fail everywhere.
+  std::string config = path.ok() ? *path : std::string("/nonexistent/cairn-compat.toml");
+  int rc = comm == MPI_COMM_NULL ? cairn_init_single(config.c_str())
+                                 : cairn_init(comm, config.c_str());
+  std::error_code ec;
+  if (path.ok()) std::filesystem::remove(*path, ec);
+  if (!path.ok()) return path.status();
+  PrintWarnings(comm);
+  return CairnError(rc, "cairn_init");
+}
+
+std::string AbsolutePath(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  if (ec) return path;
+  std::string rel = path;
+  while (rel.rfind("./", 0) == 0) rel.erase(0, 2);
+  return (cwd / rel).string();
+}
+
+std::string RoutedFileName(const std::string& path) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '.' || c == '-') {
+      out += static_cast<char>(c);
+    } else {
+      out += '_';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (!out.empty() && out[0] == '.') out.replace(0, 1, "_2E");
+  constexpr size_t kMaxName = 128;  // cairn_route_file's bound on a name
+  if (out.size() <= kMaxName) return out;
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a: stable across runs and builds
+  for (unsigned char c : path) hash = (hash ^ c) * 1099511628211ull;
+  char prefix[20];
+  std::snprintf(prefix, sizeof prefix, "h%016llx-", static_cast<unsigned long long>(hash));
+  std::string tail = out.substr(out.size() - (kMaxName - 18));
+  if (tail[0] == '.') tail[0] = '-';
+  return prefix + tail;
+}
+
+}  // namespace cairn_compat

@@ -1,0 +1,80 @@
+#include "compat/common/ini_file.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace cairn_compat {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+// "key = value" or SCR's "KEY=VALUE SUB=V ...". Values with no '=' after the
+// first pair (an INI value with spaces, "ckpt_dir = /a b") stay whole.
+bool ParsePair(const std::string& text, IniEntry* entry) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  entry->key = Trim(text.substr(0, eq));
+  std::string rest = Trim(text.substr(eq + 1));
+  // Further "K=V" words (SCR's sub-parameters) are split off only when every
+  // following word has the form K=V.
+  std::istringstream words(rest);
+  std::vector<std::string> parts;
+  for (std::string w; words >> w;) parts.push_back(w);
+  bool sub_params = parts.size() > 1 &&
+                    std::all_of(parts.begin() + 1, parts.end(), [](const std::string& w) {
+                      return w.find('=') != std::string::npos && w.front() != '=';
+                    });
+  if (sub_params) {
+    entry->value = parts[0];
+    entry->extra.assign(parts.begin() + 1, parts.end());
+  } else {
+    entry->value = rest;
+  }
+  return !entry->key.empty();
+}
+
+}  // namespace
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Result<std::vector<IniEntry>> ReadIniFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::Error("cannot read configuration file '" + path + "'");
+  std::vector<IniEntry> entries;
+  std::string section;
+  std::string raw;
+  for (int line = 1; std::getline(in, raw); ++line) {
+    std::string text = Trim(raw);
+    if (text.empty() || text[0] == '#' || text[0] == ';') continue;
+    if (text.front() == '[') {
+      if (text.back() != ']') {
+        return Status::Error(path + ":" + std::to_string(line) + ": unterminated section '" +
+                             text + "'");
+      }
+      section = Trim(text.substr(1, text.size() - 2));
+      continue;
+    }
+    IniEntry entry;
+    entry.section = section;
+    entry.line = line;
+    if (!ParsePair(text, &entry)) {
+      return Status::Error(path + ":" + std::to_string(line) + ": expected 'key = value', found '" +
+                           text + "'");
+    }
+    entries.push_back(std::move(entry));
+  }
+  if (in.bad()) return Status::Error("error reading configuration file '" + path + "'");
+  return entries;
+}
+
+}  // namespace cairn_compat

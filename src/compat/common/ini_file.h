@@ -1,0 +1,36 @@
+// ini_file.h — reads the INI-style configuration files of FTI and VeloC and
+// the "KEY=VALUE [SUBKEY=VALUE ...]" lines of SCR's scr.conf.
+#ifndef CAIRN_COMPAT_COMMON_INI_FILE_H_
+#define CAIRN_COMPAT_COMMON_INI_FILE_H_
+
+#include <string>
+#include <vector>
+
+#include "compat/common/outcome.h"
+
+namespace cairn_compat {
+
+// One `key = value` line. `section` is the [section] it stands under ("" before
+// any); `extra` holds further "K=V" words of the same line (SCR's
+// "CACHEDIR=/ssd BYTES=270GB"); `line` is 1-based, for messages.
+struct IniEntry {
+  std::string section;
+  std::string key;
+  std::string value;
+  std::vector<std::string> extra;
+  int line = 0;
+};
+
+// Parses the file at `path`. Blank lines and lines whose first non-blank
+// character is '#' or ';' are skipped; keys and sections are kept as written
+// (callers compare case-insensitively where their peer does). A line that is
+// neither a section, a comment nor a key=value is an error naming the file
+// and line; so is a file that cannot be read.
+Result<std::vector<IniEntry>> ReadIniFile(const std::string& path);
+
+// Lower-case copy of s (ASCII), for case-insensitive keys and values.
+std::string Lower(std::string s);
+
+}  // namespace cairn_compat
+
+#endif  // CAIRN_COMPAT_COMMON_INI_FILE_H_

@@ -18,15 +18,22 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "src"
 # Bottom up; modules on one line share a level and may not use each other.
 LAYERS = [["base"], ["env"], ["codec"], ["format"], ["comm"], ["storage"], ["model"],
           ["policy"], ["dedup", "redundancy", "pmem", "varray"], ["runtime"], ["api"],
-          ["intercept"], ["cli"]]
+          ["compat"], ["intercept"], ["cli"]]
 LEVEL = {m: i for i, line in enumerate(LAYERS) for m in line}
 # format/ (bytes) and storage/ (places) know nothing of each other.
 FORBIDDEN_PAIRS = {("format", "storage"), ("storage", "format")}
-MPI_INCLUDE_ALLOWED = {"comm", "api"}  # api/ only for MPI_Comm in cairn_init
-MPI_CALLS_ALLOWED = {"comm"}
+MPI_INCLUDE_ALLOWED = {"comm", "api", "compat"}  # api/ only for MPI_Comm in cairn_init
+# compat/ serves MPI applications through the peers' APIs, whose collective
+# flags (VeloC's Checkpoint_end(success), SCR's Complete_*(valid)) it agrees
+# over the application's communicator: the public API has no such call.
+MPI_CALLS_ALLOWED = {"comm", "compat"}
+# compat/ sits on the public API only (libcairn's exported headers) and has
+# no Env: it reads the peers' configuration files, hands Cairn a translated
+# one and moves the peers' output files itself.
+PUBLIC_API_ONLY = {"compat"}
 FS_HEADERS = {"fcntl.h", "dirent.h", "sys/mman.h", "sys/stat.h", "sys/statvfs.h", "fstream",
               "filesystem", "pthread.h"}
-OS_ALLOWED = {"env"}
+OS_ALLOWED = {"env", "compat"}
 
 # (file relative to src/, rule) -> why it may.
 ALLOWED = {
@@ -102,6 +109,10 @@ def check_includes(rel, module, code, errors):
         where = f"src/{rel}:{line_of(code, m.start())}"
         if kind == '"' and "/" in target:
             dep = target.split("/")[0]
+            if module in PUBLIC_API_ONLY and dep not in {"cairn", module}:
+                errors.append(f"{where}: includes {target}: {module}/ uses only the public API "
+                              "(cairn/...)")
+                continue
             if dep in LEVEL and dep != module:
                 if LEVEL[dep] >= LEVEL[module] or (module, dep) in FORBIDDEN_PAIRS:
                     errors.append(f"{where}: includes {target}: {module}/ may not use {dep}/")

@@ -401,6 +401,26 @@ std::vector<ConfigKey> BuildKeys() {
   keys.push_back(FloatKey("model", "power_restart", "0",
                           "W_R: a node's power while restarting, in watts", 0, 1e7,
                           [](Config& c) -> double& { return c.interval.power_restart; }));
+  keys.push_back(EnumKey<RedundancyScheme>(
+      "redundancy", "scheme", "none",
+      "protect node-local versions across nodes: partner copy, xor parity, or rs (Reed-Solomon) "
+      "parity within groups of ranks on distinct nodes (docs/redundancy.md)",
+      {{"none", RedundancyScheme::kNone},
+       {"partner", RedundancyScheme::kPartner},
+       {"xor", RedundancyScheme::kXor},
+       {"rs", RedundancyScheme::kRs}},
+      [](Config& c) -> RedundancyScheme& { return c.redundancy.scheme; }));
+  keys.push_back(IntKey("redundancy", "group_size", "0",
+                        "ranks per group, each on a different node (0: one rank from each of up "
+                        "to 8 nodes); more than the job's nodes is an error",
+                        0, 255, [](Config& c) -> int& { return c.redundancy.group_size; }));
+  keys.push_back(IntKey("redundancy", "parity", "2",
+                        "rs: parities per group = members a group survives losing (< group size)",
+                        1, 254, [](Config& c) -> int& { return c.redundancy.parity; }));
+  keys.push_back(BoolKey("redundancy", "sync", "false",
+                         "true: checkpoint returns once the parity is committed; false: it is "
+                         "encoded in the background and checkpoint_wait covers it",
+                         [](Config& c) -> bool& { return c.redundancy.sync; }));
   keys.push_back(IntKey("retention", "keep", "2", "complete versions kept per tier", 1, 1000000,
                         [](Config& c) -> int& { return c.keep; }));
   keys.push_back(IntKey("topology", "ranks_per_node", "0",
@@ -660,6 +680,16 @@ Status FinishConfig(Config& config, const std::set<std::string>& user_set) {
 }
 
 }  // namespace
+
+const char* RedundancySchemeName(RedundancyScheme scheme) {
+  switch (scheme) {
+    case RedundancyScheme::kNone: return "none";
+    case RedundancyScheme::kPartner: return "partner";
+    case RedundancyScheme::kXor: return "xor";
+    case RedundancyScheme::kRs: return "rs";
+  }
+  return "?";
+}
 
 const char* PlacementPolicyName(PlacementPolicy policy) {
   switch (policy) {

@@ -111,6 +111,25 @@ struct IoSettings {
   std::string profile = "{dir}/cairn-profile.json";  // `cairn profile --out`
 };
 
+// Protection of node-local checkpoints against the loss of whole nodes
+// ([redundancy]; redundancy/ and docs/redundancy.md): each rank's part is
+// encoded within a group of ranks on distinct nodes.
+enum class RedundancyScheme {
+  kNone,
+  kPartner,  // each member keeps a copy of its left neighbour's part
+  kXor,      // one XOR parity, spread in slices over the members
+  kRs,       // `parity` Reed-Solomon parities, spread over the members
+};
+// "none", "partner", "xor", "rs".
+const char* RedundancySchemeName(RedundancyScheme scheme);
+
+struct RedundancySettings {
+  RedundancyScheme scheme = RedundancyScheme::kNone;
+  int group_size = 0;  // ranks per group, each on its own node; 0: up to 8 nodes
+  int parity = 2;      // rs: parities per stripe (m), lost members survived
+  bool sync = false;   // checkpoint returns only once the parity is committed
+};
+
 // The endurance of each node's SSD ([tiers.ssd]).
 struct SsdEndurance {
   double rating_bytes = 14.6e15;             // PBW_rating (endurance_tbw x 1e12)
@@ -125,6 +144,7 @@ struct Config {
   ClcSettings placement{.policy = PlacementPolicy::kMemory};  // as the key's default
   IntervalSettings interval;
   IoSettings io;
+  RedundancySettings redundancy;
   // [tiers.ssd] endurance, in the keys' units (ssd_endurance() converts).
   double ssd_endurance_tbw = 14600;
   double ssd_endurance_pbw = 0;  // 0: use ssd_endurance_tbw

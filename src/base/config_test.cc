@@ -141,6 +141,33 @@ TEST(ConfigTest, EnvironmentOverridesFile) {
   EXPECT_EQ(config->dir, "/scratch/job");
 }
 
+TEST(ConfigTest, RedundancyKeysApplyAndBadOnesAreNamed) {
+  auto defaults = Parse("");
+  ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
+  EXPECT_EQ(defaults->redundancy.scheme, RedundancyScheme::kNone);
+  EXPECT_EQ(defaults->redundancy.group_size, 0);
+  EXPECT_EQ(defaults->redundancy.parity, 2);
+  EXPECT_FALSE(defaults->redundancy.sync);
+
+  FakeEnv env;
+  env.vars["CAIRN_REDUNDANCY_SYNC"] = "true";
+  auto config = Parse("[redundancy]\nscheme = \"rs\"\ngroup_size = 6\nparity = 3\n", env);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->redundancy.scheme, RedundancyScheme::kRs);
+  EXPECT_STREQ(RedundancySchemeName(config->redundancy.scheme), "rs");
+  EXPECT_EQ(config->redundancy.group_size, 6);
+  EXPECT_EQ(config->redundancy.parity, 3);
+  EXPECT_TRUE(config->redundancy.sync);
+
+  auto bad = Parse("[redundancy]\nscheme = \"raid5\"\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("redundancy.scheme"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("none, partner, xor, rs"), std::string::npos);
+  auto zero_parity = Parse("[redundancy]\nparity = 0\n");
+  ASSERT_FALSE(zero_parity.ok());
+  EXPECT_NE(zero_parity.status().message().find("redundancy.parity"), std::string::npos);
+}
+
 TEST(ConfigTest, BadEnvironmentValueNamesVariable) {
   FakeEnv env;
   env.vars["CAIRN_RETENTION_KEEP"] = "lots";

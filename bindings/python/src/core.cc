@@ -71,7 +71,7 @@ void InitSingle(const std::optional<std::string>& config) {
 
 // Registers the array's own buffer (zero copy). The caller (cairn.protect)
 // keeps a reference to the array for as long as it stays registered.
-void Protect(int region_id, const py::array& array) {
+void Protect(int region_id, py::array array) {
   const std::string what = "cairn.protect(" + std::to_string(region_id) + "): ";
   if (!(array.flags() & py::array::c_style)) {
     RejectArray(what + "the array is not C-contiguous; pass numpy.ascontiguousarray(a) "

@@ -91,9 +91,9 @@ std::string AbsolutePath(const std::string& path) {
   std::error_code ec;
   auto cwd = std::filesystem::current_path(ec);
   if (ec) return path;
-  std::string rel = path;
-  while (rel.rfind("./", 0) == 0) rel.erase(0, 2);
-  return (cwd / rel).string();
+  std::string abs = (cwd / path).lexically_normal().string();
+  if (abs.size() > 1 && abs.back() == '/') abs.pop_back();  // "dir/." -> "dir"
+  return abs;
 }
 
 std::string RoutedFileName(const std::string& path) {

@@ -1,0 +1,172 @@
+#include "compat/scr/scr_config.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "compat/common/ini_file.h"
+
+extern char** environ;
+
+namespace cairn_compat {
+namespace {
+
+// A setting and where it came from ("scr.conf:3" or "SCR_FLUSH").
+struct Setting {
+  std::string value;
+  std::vector<std::string> extra;
+  std::string where;
+};
+
+// SCR parameters Cairn reads no meaning from, with why.
+const std::map<std::string, std::string>& IgnoredParams() {
+  static const std::map<std::string, std::string> params = {
+      {"SCR_CHECKPOINT_OVERHEAD",
+       "Cairn's interval is SCR_CHECKPOINT_INTERVAL/SECONDS or its failure model "
+       "(CAIRN_PLACEMENT_INTERVAL=auto)"},
+      {"SCR_CNTL_BASE", "Cairn keeps no control directory"},
+      {"CNTLDIR", "Cairn keeps no control directory"},
+      {"SCR_HALT_SECONDS", "Cairn has no halt conditions (SCR_Should_exit says 0)"},
+      {"SCR_HALT_ENABLED", "Cairn has no halt conditions (SCR_Should_exit says 0)"},
+      {"SCR_RUNS", "restarts are the job script's business with Cairn"},
+      {"SCR_DB_ENABLE", "Cairn logs no database"}, {"SCR_DB_HOST", "Cairn logs no database"},
+      {"SCR_DB_USER", "Cairn logs no database"}, {"SCR_DB_PASS", "Cairn logs no database"},
+      {"SCR_DB_NAME", "Cairn logs no database"},
+      {"SCR_LOG_ENABLE", "Cairn logs to stderr (CAIRN_GENERAL_LOG_LEVEL)"},
+      {"SCR_SET_SIZE", "cross-node redundancy is not in this Cairn"},
+      {"SCR_GROUP", "cross-node redundancy is not in this Cairn"},
+      {"STORE", "Cairn's tiers are [tiers.*]"},
+      {"CKPT", "Cairn's levels are its tiers, chosen by [placement]"},
+      {"SCR_CRC_ON_COPY", "Cairn always checks CRC32C"},
+      {"SCR_CRC_ON_FLUSH", "Cairn always checks CRC32C"},
+      {"SCR_CRC_ON_DELETE", "Cairn always checks CRC32C"},
+      {"SCR_MPI_BUF_SIZE", "no Cairn meaning"}, {"SCR_FILE_BUF_SIZE", "no Cairn meaning"},
+      {"SCR_JOB_NAME", "no Cairn meaning"}, {"SCR_USER_NAME", "no Cairn meaning"},
+      {"SCR_JOB_ID", "no Cairn meaning"}, {"SCR_ENABLE", "the Cairn layer is always enabled"},
+      {"SCR_FETCH", "Cairn always fetches the newest recoverable checkpoint at restart"},
+      {"SCR_CACHE_BYPASS", "Cairn always writes the node-local tier first"},
+  };
+  return params;
+}
+
+// Parameters that are read by the layer, not translated, or that are
+// SCR_CONF_FILE itself: never warned about.
+const std::set<std::string>& HandledParams() {
+  static const std::set<std::string> params = {
+      "SCR_CONF_FILE", "SCR_PREFIX", "SCR_CACHE_BASE", "CACHEDIR", "SCR_CACHE_SIZE",
+      "SCR_FLUSH", "SCR_FLUSH_ASYNC", "SCR_COPY_TYPE", "SCR_CHECKPOINT_INTERVAL",
+      "SCR_CHECKPOINT_SECONDS", "SCR_DEBUG", "SCR_PREFIX_SIZE"};
+  return params;
+}
+
+Result<std::map<std::string, Setting>> CollectSettings() {
+  std::map<std::string, Setting> settings;
+  if (const char* file = std::getenv("SCR_CONF_FILE"); file != nullptr && *file) {
+    auto entries = ReadIniFile(file);
+    if (!entries.ok()) return entries.status();
+    for (const auto& e : *entries) {
+      std::string key = e.key;
+      for (char& c : key) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      // SCR keeps the first CACHEDIR (the fastest level); later ones are
+      // further cache levels.
+      if (key == "CACHEDIR" && settings.count(key)) continue;
+      settings[key] = Setting{e.value, e.extra, std::string(file) + ":" + std::to_string(e.line)};
+    }
+  }
+  for (char** env = environ; *env != nullptr; ++env) {
+    std::string entry = *env;
+    size_t eq = entry.find('=');
+    if (entry.rfind("SCR_", 0) != 0 || eq == std::string::npos) continue;
+    std::string key = entry.substr(0, eq);
+    settings[key] = Setting{entry.substr(eq + 1), {}, key};
+  }
+  return settings;
+}
+
+Result<int64_t> NonNegative(const Setting& s, const std::string& key) {
+  char* end = nullptr;
+  long long n = std::strtoll(s.value.c_str(), &end, 10);
+  if (s.value.empty() || *end != '\0' || n < 0) {
+    return Status::Error(s.where + ": " + key + " = '" + s.value + "' is not an integer >= 0");
+  }
+  return static_cast<int64_t>(n);
+}
+
+// The node-local cache: SCR_CACHE_BASE (or the first CACHEDIR) and its size.
+void ApplyCache(const std::map<std::string, Setting>& all, ScrOptions* o) {
+  auto base = all.find("SCR_CACHE_BASE");
+  if (base == all.end()) base = all.find("CACHEDIR");
+  if (base == all.end()) return;
+  o->cairn.SetNodeLocalPath(base->second.value + "/scr");
+  for (const auto& word : base->second.extra) {
+    std::string key = word.substr(0, word.find('='));
+    std::string value = word.substr(word.find('=') + 1);
+    if (Lower(key) == "bytes") {
+      o->cairn.Set("tiers." + o->cairn.node_local_tier() + ".capacity", value);
+    } else {
+      o->cairn.Warn(base->second.where, "'" + key + "' of the cache directory has no Cairn meaning");
+    }
+  }
+}
+
+Status ApplyParam(const std::string& key, const Setting& s, ScrOptions* o) {
+  if (key == "SCR_PREFIX") {
+    o->prefix = AbsolutePath(s.value);
+  } else if (key == "SCR_CACHE_SIZE" || key == "SCR_PREFIX_SIZE" || key == "SCR_FLUSH" ||
+             key == "SCR_CHECKPOINT_INTERVAL" || key == "SCR_CHECKPOINT_SECONDS") {
+    auto n = NonNegative(s, key);
+    if (!n.ok()) return n.status();
+    if (key == "SCR_CACHE_SIZE") o->cairn.Set("tiers." + o->cairn.node_local_tier() + ".keep", std::max<int64_t>(*n, 1));
+    if (key == "SCR_PREFIX_SIZE" && *n > 0) o->cairn.Set("tiers.pfs.keep", *n);
+    if (key == "SCR_FLUSH") {
+      // 0: never flush to the prefix; N: every Nth checkpoint.
+      if (*n == 0) o->cairn.Set("tiers.pfs.enabled", false);
+      else o->cairn.Set("tiers.pfs.every", *n);
+    }
+    if (key == "SCR_CHECKPOINT_INTERVAL") o->checkpoint_interval = static_cast<int>(*n);
+    if (key == "SCR_CHECKPOINT_SECONDS" && *n > 0) {
+      o->checkpoint_seconds = static_cast<int>(*n);
+      o->cairn.Set("placement.interval", *n);
+    }
+  } else if (key == "SCR_FLUSH_ASYNC") {
+    o->cairn.Set("tiers.pfs.flush", std::string(s.value == "0" ? "sync" : "async"));
+  } else if (key == "SCR_COPY_TYPE") {
+    if (Lower(s.value) != "single") {
+      o->cairn.Warn(s.where, "SCR_COPY_TYPE=" + s.value +
+                                 ": cross-node redundancy is not in this Cairn; each node's copy "
+                                 "is drained to the prefix instead (SINGLE + flush)");
+    }
+  } else if (key == "SCR_DEBUG") {
+    o->cairn.Set("general.log_level", std::string(s.value == "0" ? "warn" : "info"));
+  }
+  return Status();
+}
+
+}  // namespace
+
+Result<ScrOptions> ReadScrOptions() {
+  auto all = CollectSettings();
+  if (!all.ok()) return all.status();
+  ScrOptions o;
+  o.prefix = AbsolutePath(".");
+  ApplyCache(*all, &o);
+  for (const auto& [key, s] : *all) {
+    if (HandledParams().count(key)) {
+      Status st = ApplyParam(key, s, &o);
+      if (!st.ok()) return st;
+    } else if (auto it = IgnoredParams().find(key); it != IgnoredParams().end()) {
+      o.cairn.Warn(s.where, key + " has no Cairn meaning and is ignored: " + it->second);
+    } else {
+      o.cairn.Warn(s.where, "unknown SCR parameter " + key + " is ignored");
+    }
+  }
+  // SCR keeps checkpoints under the prefix in .scr/; Cairn's persistent
+  // tier lives there too.
+  o.cairn.Set("general.dir", o.prefix + "/.scr");
+  o.cairn.Set("tiers.pfs.path", o.prefix + "/.scr/cairn");
+  return o;
+}
+
+}  // namespace cairn_compat

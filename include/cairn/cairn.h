@@ -211,8 +211,14 @@ CAIRN_EXPORT int cairn_restart_test(const char *name, int max_version);
  * `version` of `name`, reading each part from the fastest valid copy and
  * falling back to slower tiers, then to older versions, when a copy is
  * missing or damaged. Returns the version actually restored (>= 0), or an
- * error. Region ids, counts and sizes must match the checkpoint's; if they do
- * not, CAIRN_E_MISMATCH is returned and protected memory is left untouched. */
+ * error. Region ids, counts and sizes must match the checkpoint's; if no
+ * version's do, CAIRN_E_MISMATCH is returned. Every byte is checked against
+ * its CRC32C on every rank before any rank writes protected memory (or a
+ * routed file): when the call fails because data is missing, damaged or does
+ * not fit, the protected memory of every rank is left untouched. (Only a
+ * copy that changes, or a device that fails, between that check and the copy
+ * can leave a region partly written; the call then restores an older
+ * version or fails.) */
 CAIRN_EXPORT int cairn_restart(const char *name, int version);
 
 /* What the last successful cairn_restart of this process did. The

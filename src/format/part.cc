@@ -13,7 +13,6 @@ namespace {
 constexpr uint64_t kFixedBytes = 8 + 4 + 4;      // magic, format version, header size
 constexpr uint64_t kIdentityBytes = 8 + 4 + 4 + 4 + 2;  // version, rank, nranks, R, name length
 constexpr uint64_t kRegionBytes = 4 + 8 + 8 + 8;  // id, elem_size, count, offset
-constexpr uint64_t kMaxHeaderBytes = 64ULL << 20;
 
 // Format 2 gives the name a field of kMaxNameLength bytes whatever its
 // length; format 1 a field exactly as long as the name.
@@ -89,7 +88,7 @@ Result<uint64_t> PartHeaderSize(const std::string& first16, const std::string& o
     return Error(Code::kCorrupt, "'{}' has part format version {}, this Cairn reads {} to {}",
                  origin, format, kOldestPartFormatVersion, kPartFormatVersion);
   }
-  if (size < kFixedBytes || size > kMaxHeaderBytes) {
+  if (size < kFixedBytes || size > kMaxPartHeaderBytes) {
     return Error(Code::kCorrupt, "'{}' has an impossible header size {}", origin, size);
   }
   return uint64_t{size};
@@ -131,6 +130,14 @@ Result<PartHeader> DecodePartHeader(const std::string& prefix, const std::string
     info.elem_size = r.U64();
     info.count = r.U64();
     info.offset = r.U64();
+    // bytes() and the region's end must be exact: a wrapped size could
+    // make a forged table agree with its manifest.
+    uint64_t bytes = 0, end = 0;
+    if (__builtin_mul_overflow(info.elem_size, info.count, &bytes) ||
+        __builtin_add_overflow(info.offset, bytes, &end)) {
+      return Error(Code::kCorrupt, "'{}': region {} ({} x {} bytes at {}) overflows", origin,
+                   info.id, info.count, info.elem_size, info.offset);
+    }
     h.regions.push_back(info);
   }
   return h;

@@ -30,6 +30,9 @@ inline constexpr uint32_t kOldestPartFormatVersion = 1;
 // (five scalars took 20 KiB in format 1), so it is packed at 8 bytes.
 inline constexpr uint64_t kAlignedRegionMinBytes = 64 * 1024;
 inline constexpr uint64_t kPackedRegionAlign = 8;
+// No header is longer (about 2.4 million regions): a reader refuses a longer
+// one before it allocates for it, whatever a manifest says.
+inline constexpr uint64_t kMaxPartHeaderBytes = 64ULL << 20;
 
 struct RegionInfo {
   int32_t id = 0;
@@ -61,7 +64,8 @@ struct PartHeader {
 };
 
 // Parses the header at the start of `prefix` (which must hold at least the
-// whole header; PartHeaderSize tells how much that is).
+// whole header; PartHeaderSize tells how much that is). kCorrupt for a
+// region whose size (elem_size x count) or end overflows 64 bits.
 Result<PartHeader> DecodePartHeader(const std::string& prefix, const std::string& origin);
 // Bytes needed to decode the header, read from the first 16 bytes.
 Result<uint64_t> PartHeaderSize(const std::string& first16, const std::string& origin);

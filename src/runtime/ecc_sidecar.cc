@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "codec/crc32c.h"
 #include "format/layout.h"
@@ -322,12 +323,9 @@ class PartRepair {
   std::vector<int> erased_;
 };
 
-}  // namespace
-
-Result<EccRepairCounts> RepairPartStreaming(const Tier& tier, const std::string& name,
-                                            int64_t version, const FileEntry& part,
-                                            const FileEntry& parity, const RepairSink& sink) {
-  CAIRN_ASSIGN_OR_RETURN(auto repair, PartRepair::Open(tier, name, version, part, parity));
+// Repairs every stripe of an opened part in order, handing each to `sink`.
+Result<EccRepairCounts> RepairStripes(PartRepair* repair, const FileEntry& part,
+                                      const RepairSink& sink) {
   StreamingBlockCheck check(part, repair->path());
   EccRepairCounts counts;
   for (uint64_t s = 0; s < repair->stripes(); ++s) {
@@ -343,18 +341,36 @@ Result<EccRepairCounts> RepairPartStreaming(const Tier& tier, const std::string&
   return counts;
 }
 
+}  // namespace
+
+Result<EccRepairCounts> RepairPartStreaming(const Tier& tier, const std::string& name,
+                                            int64_t version, const FileEntry& part,
+                                            const FileEntry& parity, const RepairSink& sink) {
+  CAIRN_ASSIGN_OR_RETURN(auto repair, PartRepair::Open(tier, name, version, part, parity));
+  return RepairStripes(repair.get(), part, sink);
+}
+
 Result<RepairedPart> RepairPart(const Tier& tier, const std::string& name, int64_t version,
                                 const FileEntry& part, const FileEntry& parity) {
+  // Open first: it holds part.size, a number read from storage, to the
+  // sidecar's geometry and the sidecar's to the real file's size, so the
+  // buffer below is bounded by what is on the tier, not by a manifest.
+  CAIRN_ASSIGN_OR_RETURN(auto repair, PartRepair::Open(tier, name, version, part, parity));
   RepairedPart out;
-  // Filled by appending, so that no byte of it is written twice.
-  out.bytes.reserve(part.size);
-  CAIRN_ASSIGN_OR_RETURN(
-      EccRepairCounts counts,
-      RepairPartStreaming(tier, name, version, part, parity,
-                          [&](uint64_t, const uint8_t* data, uint64_t n) {
-                            out.bytes.insert(out.bytes.end(), data, data + n);
-                            return Status::Ok();
-                          }));
+  // Filled by appending, so that no byte of it is written twice. A part
+  // larger than the memory left is this copy's failure, not the process's.
+  try {
+    out.bytes.reserve(part.size);
+  } catch (const std::bad_alloc&) {
+    return Error(Code::kNoSpace, "no memory for the {} bytes of '{}' to repair it", part.size,
+                 repair->path());
+  }
+  CAIRN_ASSIGN_OR_RETURN(EccRepairCounts counts,
+                         RepairStripes(repair.get(), part,
+                                       [&](uint64_t, const uint8_t* data, uint64_t n) {
+                                         out.bytes.insert(out.bytes.end(), data, data + n);
+                                         return Status::Ok();
+                                       }));
   out.shards_corrected = counts.shards_corrected;
   out.stripes_repaired = counts.stripes_repaired;
   return out;

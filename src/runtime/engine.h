@@ -253,11 +253,26 @@ class Engine {
   // sizes if some rank passed over copies that a job of another size wrote,
   // else ok.
   Status OtherJobSizeError(RestartCopies& copies);
-  // This rank's part of restoring `agreed`: *source names the tier used,
-  // *created its manifest's creation time. Copies of other runs, or whose
+  // A copy of one version that this rank has checked whole (phase one of a
+  // restore), ready to be copied into the protected regions (phase two).
+  struct StagedCopy {
+    int tier = -1;                           // index into tiers_
+    const RepairedPart* repaired = nullptr;  // the part rebuilt from its sidecar, if used
+    uint64_t bytes = 0;                      // data bytes (part and routed files)
+    double created = 0;                      // its manifest's creation time
+  };
+  // Phase one of restoring `agreed` on this rank: the first copy, fastest
+  // tier first, whose part and routed files check whole. Touches neither
+  // application memory nor routed files. Copies of other runs, or whose
   // regions differ from the protected ones, are passed over.
-  Status RestoreLocal(RestartCopies& copies, const AgreedVersion& agreed, std::string* source,
-                      uint64_t* bytes, double* created);
+  Status StageLocal(RestartCopies& copies, const AgreedVersion& agreed, StagedCopy* staged);
+  // Checks every byte of copy (tier k, version), repairing its part from
+  // the ECC sidecar if needed; fills *staged but its tier.
+  Status VerifyCopy(RestartCopies& copies, int k, int64_t version,
+                    const std::vector<Region>& regions, StagedCopy* staged);
+  // Phase two: the routed files out, then the part into the regions.
+  // REQUIRES: StageLocal(copies, that version, staged) succeeded on every rank.
+  Status CopyStaged(RestartCopies& copies, int64_t version, const StagedCopy& staged);
   // Ok if some copy of `agreed` on this rank holds the protected regions;
   // kMismatch if copies exist but none does. Touches no application memory.
   Status CheckRestoreShape(RestartCopies& copies, const AgreedVersion& agreed);

@@ -117,7 +117,7 @@ std::map<int64_t, std::set<uint64_t>, std::greater<>> Engine::LocalRecoverable(
     for (int64_t v : *versions) {
       if (max_version >= 0 && v > max_version) continue;
       // A copy whose part only its sidecar can rebuild (truncated) counts:
-      // RestoreLocal repairs it, and falls back if that fails.
+      // StageLocal repairs it, and falls back if that fails.
       const RestartCopies::Copy& c = copies.Get(k, v);
       if (c.manifest.ok()) out[v].insert(c.manifest->run_id);
     }
@@ -203,7 +203,7 @@ Status Engine::CheckRestoreShape(RestartCopies& copies, const AgreedVersion& agr
   Status mismatch;  // a copy that holds other regions: passed over
   // A part file's own header first (a small read); only if no copy has a
   // readable one, the header of a copy rebuilt from its sidecar, which
-  // RestoreLocal then uses without repairing it again.
+  // StageLocal then uses without repairing it again.
   std::vector<int> repairable;
   for (int k = 0; k < kTierKinds; ++k) {
     if (!tiers_[k] || !copies.OfAgreed(k, agreed)) continue;
@@ -246,8 +246,8 @@ Status Engine::CheckRestoreShape(RestartCopies& copies, const AgreedVersion& agr
   return mismatch.ok() ? last : mismatch;
 }
 
-Status Engine::RestoreLocal(RestartCopies& copies, const AgreedVersion& agreed,
-                            std::string* source, uint64_t* bytes, double* created) {
+Status Engine::StageLocal(RestartCopies& copies, const AgreedVersion& agreed,
+                          StagedCopy* staged) {
   const std::string& name = copies.name();
   const int64_t version = agreed.version;
   std::vector<Region> regions = SortedRegions();
@@ -255,40 +255,11 @@ Status Engine::RestoreLocal(RestartCopies& copies, const AgreedVersion& agreed,
   for (int k = 0; k < kTierKinds; ++k) {
     Tier* t = tiers_[k].get();
     if (t == nullptr || !copies.OfAgreed(k, agreed)) continue;
-    Status s = [&]() -> Status {
-      RestartCopies::Copy& c = copies.Get(k, version);
-      const Manifest& m = *c.manifest;
-      const FileEntry& part = RestartCopies::Part(c);
-      std::string path = t->FilePath(name, version, part.name);
-      Status read = [&]() -> Status {
-        if (c.part_size_wrong) return Error(Code::kCorrupt, "'{}' has the wrong size", path);
-        const Result<PartHeader>& header = copies.Header(k, version);
-        CAIRN_RETURN_IF_ERROR(header.status());
-        CAIRN_RETURN_IF_ERROR(CheckRegionsMatch(*header, regions));
-        return ReadPartInto(*t, name, version, part, regions);
-      }();
-      const FileEntry* parity = FindParityEntry(m);
-      if (!read.ok() && read.code() == Code::kCorrupt && parity != nullptr) {
-        // Repair before giving up on the copy (software chipkill).
-        const Result<RepairedPart>& repaired = copies.Repaired(k, version, read);
-        read = repaired.ok() ? ReadPartFromBuffer(repaired->bytes, name, version, part, regions, path)
-                             : repaired.status();
-      }
-      CAIRN_RETURN_IF_ERROR(read);
-      bool any_routed = false;
-      for (size_t i = 1; i < m.files.size(); ++i) {
-        if (m.files[i].kind != FileKind::kRouted) continue;
-        if (!any_routed) CAIRN_RETURN_IF_ERROR(env_->CreateDirs(route_dir_));
-        any_routed = true;
-        CAIRN_RETURN_IF_ERROR(CopyOutVerified(*t, name, version, m.files[i], env_,
-                                              JoinPath(route_dir_, m.files[i].logical)));
-      }
-      *bytes = m.DataBytes() - (parity != nullptr ? parity->size : 0);  // data, not parity
-      *created = m.created;
-      return Status::Ok();
-    }();
+    StagedCopy candidate;
+    candidate.tier = k;
+    Status s = VerifyCopy(copies, k, version, regions, &candidate);
     if (s.ok()) {
-      *source = t->name();
+      *staged = candidate;
       return s;
     }
     if (s.code() != Code::kNotFound) {
@@ -298,6 +269,63 @@ Status Engine::RestoreLocal(RestartCopies& copies, const AgreedVersion& agreed,
     last = s;
   }
   return last;
+}
+
+Status Engine::VerifyCopy(RestartCopies& copies, int k, int64_t version,
+                          const std::vector<Region>& regions, StagedCopy* staged) {
+  const std::string& name = copies.name();
+  const Tier& t = *tiers_[k];
+  RestartCopies::Copy& c = copies.Get(k, version);
+  const Manifest& m = *c.manifest;
+  const FileEntry& part = RestartCopies::Part(c);
+  std::string path = t.FilePath(name, version, part.name);
+  Status read = [&]() -> Status {
+    if (c.part_size_wrong) return Error(Code::kCorrupt, "'{}' has the wrong size", path);
+    const Result<PartHeader>& header = copies.Header(k, version);
+    CAIRN_RETURN_IF_ERROR(header.status());
+    CAIRN_RETURN_IF_ERROR(CheckRegionsMatch(*header, regions));
+    return VerifyPart(t, name, version, part);
+  }();
+  const FileEntry* parity = FindParityEntry(m);
+  if (!read.ok() && read.code() == Code::kCorrupt && parity != nullptr) {
+    // Repair before giving up on the copy (software chipkill).
+    const Result<RepairedPart>& repaired = copies.Repaired(k, version, read);
+    read = repaired.ok() ? VerifyPartBuffer(repaired->bytes, name, version, part, regions, path)
+                         : repaired.status();
+    if (read.ok()) staged->repaired = &*repaired;
+  }
+  CAIRN_RETURN_IF_ERROR(read);
+  for (size_t i = 1; i < m.files.size(); ++i) {
+    if (m.files[i].kind == FileKind::kRouted) {
+      CAIRN_RETURN_IF_ERROR(VerifyFile(t, name, version, m.files[i]));
+    }
+  }
+  staged->bytes = m.DataBytes() - (parity != nullptr ? parity->size : 0);  // data, not parity
+  staged->created = m.created;
+  return Status::Ok();
+}
+
+Status Engine::CopyStaged(RestartCopies& copies, int64_t version, const StagedCopy& staged) {
+  const std::string& name = copies.name();
+  const Tier& t = *tiers_[staged.tier];
+  RestartCopies::Copy& c = copies.Get(staged.tier, version);
+  const Manifest& m = *c.manifest;
+  // Routed files first: writing them can fail (the file system), a copy
+  // into the regions from a checked buffer cannot.
+  bool any_routed = false;
+  for (size_t i = 1; i < m.files.size(); ++i) {
+    if (m.files[i].kind != FileKind::kRouted) continue;
+    if (!any_routed) CAIRN_RETURN_IF_ERROR(env_->CreateDirs(route_dir_));
+    any_routed = true;
+    CAIRN_RETURN_IF_ERROR(CopyOutVerified(t, name, version, m.files[i], env_,
+                                          JoinPath(route_dir_, m.files[i].logical)));
+  }
+  std::vector<Region> regions = SortedRegions();
+  if (staged.repaired != nullptr) {
+    CopyPartBufferInto(staged.repaired->bytes, RestartCopies::Part(c), regions);
+    return Status::Ok();
+  }
+  return ReadPartInto(t, name, version, RestartCopies::Part(c), regions);
 }
 
 Status Engine::MeasureRollback(RestartCopies& copies, double restored_created,
@@ -375,27 +403,33 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
       CAIRN_ASSIGN_OR_RETURN(agreed, AgreeOnVersion(copies, v - 1));
       continue;
     }
-    std::string source;
-    uint64_t bytes = 0;
-    double created = 0;
-    // The node's ranks take turns as [io] parallelism says for the durable
-    // level, which a restart after a failure mostly reads.
-    Status local = InWaves(IoParallelismFor(TierFor(Placement::kSsd)).read, [&] {
-      return RestoreLocal(copies, agreed, &source, &bytes, &created);
-    });
-    Status restored = comm_->Agree(local);
+    // Two phases, so that damage found anywhere leaves every rank's
+    // protected memory untouched (cairn.h): every rank checks a whole copy
+    // first, and only when all have one do they copy it in. The node's
+    // ranks take turns as [io] parallelism says for the durable level,
+    // which a restart after a failure mostly reads.
+    const int wave = IoParallelismFor(TierFor(Placement::kSsd)).read;
+    StagedCopy staged;
+    Status restored =
+        comm_->Agree(InWaves(wave, [&] { return StageLocal(copies, agreed, &staged); }));
+    if (restored.ok()) {
+      // Fails only if a checked copy changed or its device failed since;
+      // the regions may then hold part of it, and an older version is
+      // restored over them.
+      restored = comm_->Agree(InWaves(wave, [&] { return CopyStaged(copies, v, staged); }));
+    }
     if (restored.ok()) {
       report.version = v;
-      report.tier = source;
-      report.bytes = bytes;
-      CAIRN_RETURN_IF_ERROR(MeasureRollback(copies, created, &report));
+      report.tier = tiers_[staged.tier]->name();
+      report.bytes = staged.bytes;
+      CAIRN_RETURN_IF_ERROR(MeasureRollback(copies, staged.created, &report));
       report.seconds = clock_->MonotonicSeconds() - start;
       report.ecc_shards_corrected = ecc_shards_corrected() - corrected_before;
       interval_.OnRestart(report.seconds);
       Log(LogLevel::kInfo,
           "restart: '{}' version {} from tier {} ({} bytes, {:.3f} s); newest version {}, "
           "rolled back {} version(s), {:.6g} s ({} failed to restore)",
-          name, v, source, bytes, report.seconds, report.newest, report.rollback_versions,
+          name, v, report.tier, report.bytes, report.seconds, report.newest, report.rollback_versions,
           report.rollback_seconds, report.versions_failed);
       return report;
     }

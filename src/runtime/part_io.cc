@@ -91,11 +91,17 @@ Status CheckHeaderAgainstEntry(const PartHeader& header, const std::string& name
   return Status::Ok();
 }
 
-// The part's first extent, which holds exactly its header.
+// The part's first extent, which holds exactly its header. Its length is
+// read into a buffer: bounded here by the file's size (which the caller
+// checked against the real file) and by the longest header there can be.
 Result<const Extent*> HeaderExtent(const FileEntry& entry, const std::string& origin) {
   if (entry.extents.empty() || entry.extents[0].offset != 0 ||
       entry.extents[0].length > entry.size) {
     return Error(Code::kCorrupt, "'{}': its manifest lists no header extent", origin);
+  }
+  if (entry.extents[0].length > kMaxPartHeaderBytes) {
+    return Error(Code::kCorrupt, "'{}': its manifest gives the header {} bytes, at most {} can be",
+                 origin, entry.extents[0].length, kMaxPartHeaderBytes);
   }
   return &entry.extents[0];
 }
@@ -239,6 +245,16 @@ Status CheckRegionsMatch(const PartHeader& header, const std::vector<Region>& re
   return Status::Ok();
 }
 
+Status VerifyPart(const Tier& tier, const std::string& name, int64_t version,
+                  const FileEntry& entry) {
+  CAIRN_ASSIGN_OR_RETURN(auto file, tier.Open(name, version, entry.name));
+  // The device's own readahead, as ReadPartInto explains; no page is
+  // dropped here, since phase two reads them all again.
+  if (tier.persists()) file->Advise(ReadableFile::Hint::kNormal, 0, 0);
+  return StreamVerified(*file, entry,
+                        [](uint64_t, const uint8_t*, uint64_t) { return Status::Ok(); });
+}
+
 Status ReadPartInto(const Tier& tier, const std::string& name, int64_t version,
                     const FileEntry& entry, const std::vector<Region>& regions) {
   CAIRN_ASSIGN_OR_RETURN(auto file, tier.Open(name, version, entry.name));
@@ -303,20 +319,24 @@ Status VerifyFile(const Tier& tier, const std::string& name, int64_t version,
                         [](uint64_t, const uint8_t*, uint64_t) { return Status::Ok(); });
 }
 
-Status ReadPartFromBuffer(const std::vector<uint8_t>& bytes, const std::string& name,
-                          int64_t version, const FileEntry& entry,
-                          const std::vector<Region>& regions, const std::string& origin) {
+Status VerifyPartBuffer(const std::vector<uint8_t>& bytes, const std::string& name,
+                        int64_t version, const FileEntry& entry,
+                        const std::vector<Region>& regions, const std::string& origin) {
   CAIRN_ASSIGN_OR_RETURN(PartHeader header,
                          PartHeaderFromBuffer(bytes, name, version, entry, origin));
   CAIRN_RETURN_IF_ERROR(CheckRegionsMatch(header, regions));
   for (const Extent& e : entry.extents) {
     CAIRN_RETURN_IF_ERROR(VerifyExtentRange(e, e.offset, bytes.data() + e.offset, e.length, origin));
   }
+  return Status::Ok();
+}
+
+void CopyPartBufferInto(const std::vector<uint8_t>& bytes, const FileEntry& entry,
+                        const std::vector<Region>& regions) {
   for (size_t i = 0; i < regions.size(); ++i) {
     const Extent& extent = entry.extents[i + 1];
     std::memcpy(regions[i].ptr, bytes.data() + extent.offset, extent.length);
   }
-  return Status::Ok();
 }
 
 Status WriteVerifiedBuffer(Tier& to, const std::string& name, int64_t version,

@@ -52,20 +52,38 @@ Result<PartHeader> PartHeaderFromBuffer(const std::vector<uint8_t>& bytes, const
 // kMismatch naming the first difference, if the regions differ from header's.
 Status CheckRegionsMatch(const PartHeader& header, const std::vector<Region>& regions);
 
-// Reads the part's regions into application memory, verifying every block
-// (the header was checked by ReadPartHeader and is not read again).
+// A restore runs in two phases so that a failed restart leaves application
+// memory untouched on every rank (cairn.h): phase one checks every byte of
+// this rank's copy without writing application memory, the ranks agree that
+// all of them succeeded, and only then phase two copies the regions in.
+
+// Phase one from a tier: reads the whole part file and checks every block
+// of every extent against `entry` (header and regions). From a device the
+// pages stay in the page cache, so that phase two reads them from memory.
 // REQUIRES: ReadPartHeader(entry) succeeded and CheckRegionsMatch(that
 // header, regions).ok().
+Status VerifyPart(const Tier& tier, const std::string& name, int64_t version,
+                  const FileEntry& entry);
+
+// Phase two from a tier: reads the part's regions into application memory,
+// checking every block again on the way (the file is read anew, so it is
+// checked anew; it fails only if the copy changed or the device failed
+// since VerifyPart). The header is not read again.
+// REQUIRES: VerifyPart(entry) succeeded.
 Status ReadPartInto(const Tier& tier, const std::string& name, int64_t version,
                     const FileEntry& entry, const std::vector<Region>& regions);
 
-// As ReadPartHeader + CheckRegionsMatch + ReadPartInto, from a part file
-// held in memory (one repaired from its ECC sidecar): checks the header and
-// every block, then copies the regions into application memory. Memory is
-// touched only if everything checks. kMismatch if the regions differ.
-Status ReadPartFromBuffer(const std::vector<uint8_t>& bytes, const std::string& name,
-                          int64_t version, const FileEntry& entry,
-                          const std::vector<Region>& regions, const std::string& origin);
+// Phase one from a part file held in memory (one repaired from its ECC
+// sidecar): checks the header, that its regions are the protected ones
+// (kMismatch if not) and every block; `origin` names it in errors.
+Status VerifyPartBuffer(const std::vector<uint8_t>& bytes, const std::string& name,
+                        int64_t version, const FileEntry& entry,
+                        const std::vector<Region>& regions, const std::string& origin);
+
+// Phase two from a buffer: copies the regions into application memory.
+// Cannot fail. REQUIRES: VerifyPartBuffer(bytes, ...) succeeded.
+void CopyPartBufferInto(const std::vector<uint8_t>& bytes, const FileEntry& entry,
+                        const std::vector<Region>& regions);
 
 // Writes `bytes`, the whole content of the file `entry` describes, to `to`
 // as that file, after checking every block of it; commits it.

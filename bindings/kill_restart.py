@@ -8,7 +8,8 @@ data directory except the first:
      prints the line "step K checkpointed" — the kill is synchronised on the
      program's output, not on a timer;
   3. run again to the end: it must say it resumed from version K or later,
-     and its output file must equal the reference byte for byte.
+     checkpoint again (the kill came before the end), and its output file
+     must equal the reference byte for byte.
 
   kill_restart.py --np N --kill-at K -- PROGRAM ARGS...
 
@@ -19,12 +20,14 @@ PROGRAM ARGS get `--config FILE --out FILE` appended. Prints
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 RUN_TIMEOUT = 120  # seconds; a run that takes longer is a hang
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
@@ -58,6 +61,35 @@ def run_to_end(args: argparse.Namespace, directory: str) -> str:
     return done.stdout
 
 
+def session_members(session: int) -> list[int]:
+    """The processes of a session (every rank of the job, whatever their process group)."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[3]) == session and fields[0] != "Z":
+            members.append(int(entry))
+    return members
+
+
+def kill_session(session: int) -> None:
+    """SIGKILLs every process of the session and returns once none is left, so
+    that the next run finds the tiers free (Cairn locks them per job)."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while members := session_members(session):
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            raise CheckFailed(f"processes {members} outlived SIGKILL")
+        time.sleep(0.01)  # polls for the processes to be gone, a condition, not a delay
+
+
 def run_and_kill(args: argparse.Namespace, directory: str) -> None:
     """Starts the job and SIGKILLs every process of it once step kill_at is checkpointed."""
     trigger = f"step {args.kill_at} checkpointed"
@@ -67,7 +99,7 @@ def run_and_kill(args: argparse.Namespace, directory: str) -> None:
     for line in job.stdout:
         seen.append(line)
         if line.strip() == trigger:
-            os.killpg(job.pid, signal.SIGKILL)
+            kill_session(job.pid)
             break
     job.stdout.close()
     status = job.wait(timeout=RUN_TIMEOUT)
@@ -88,6 +120,9 @@ def check(args: argparse.Namespace, root: str) -> str:
     if resumed is None or int(resumed.group(1)) < args.kill_at:
         raise CheckFailed(f"the restarted job did not resume from version >= {args.kill_at}:\n"
                           f"{output}")
+    if "checkpointed" not in output:
+        raise CheckFailed("the kill came after the last checkpoint: the restarted job had "
+                          f"nothing left to do (give the program more steps):\n{output}")
     with open(os.path.join(reference, "out.bin"), "rb") as f:
         expected = f.read()
     with open(os.path.join(interrupted, "out.bin"), "rb") as f:

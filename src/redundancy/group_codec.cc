@@ -1,0 +1,522 @@
+#include "redundancy/group_codec.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "codec/crc32c.h"
+#include "format/layout.h"
+
+namespace cairn {
+namespace {
+
+ParityScheme StoredScheme(RedundancyScheme scheme) {
+  switch (scheme) {
+    case RedundancyScheme::kPartner: return ParityScheme::kPartner;
+    case RedundancyScheme::kRs: return ParityScheme::kRs;
+    default: return ParityScheme::kXor;
+  }
+}
+
+// Where a group member's rank sits: the members' ranks and the layout.
+struct GroupView {
+  const RedundancyGroup& group;
+  StripeLayout layout;
+  int index;  // this rank's member index
+
+  int Rank(int member) const { return group.members[static_cast<size_t>(member)]; }
+};
+
+GroupView ViewOf(const Comm& comm, const GroupPlan& plan, const RedundancySettings& s) {
+  const RedundancyGroup& group = plan.GroupOf(comm.rank());
+  return GroupView{group, StripeLayout(s.scheme, static_cast<int>(group.members.size()), s.parity),
+                   plan.index_of_rank[static_cast<size_t>(comm.rank())]};
+}
+
+// Bytes per piece and parity row: the group's largest part cut into
+// data_pieces(), rounded up so that every piece stays aligned.
+uint64_t ChunkSize(uint64_t largest_part, int data_pieces) {
+  const auto pieces = static_cast<uint64_t>(data_pieces);
+  return AlignUp((largest_part + pieces - 1) / pieces, kCombineAlign);
+}
+
+// Piece q of a part padded to data_pieces * chunk: the part's own bytes when
+// whole and aligned, else a zero-padded copy in scratch.
+const uint8_t* PieceOf(std::span<const uint8_t> part, int q, uint64_t chunk,
+                       AlignedBuffer& scratch) {
+  const uint64_t begin = static_cast<uint64_t>(q) * chunk;
+  const uint8_t* at = part.data() + std::min<uint64_t>(begin, part.size());
+  if (begin + chunk <= part.size() && reinterpret_cast<uintptr_t>(at) % kCombineAlign == 0) {
+    return at;
+  }
+  const uint64_t have = begin < part.size() ? std::min(chunk, part.size() - begin) : 0;
+  if (have > 0) std::memcpy(scratch.data(), at, have);
+  std::memset(scratch.data() + have, 0, chunk - have);
+  return scratch.data();
+}
+
+std::vector<uint8_t*> RowPointers(AlignedBuffer& rows, int count, uint64_t chunk) {
+  std::vector<uint8_t*> out;
+  for (int p = 0; p < count; ++p) out.push_back(rows.data() + static_cast<uint64_t>(p) * chunk);
+  return out;
+}
+
+// Every member's `mine`, by member index, passed around the ring in
+// members - 1 steps. lengths[i]: member i's length.
+Result<std::vector<std::vector<uint8_t>>> RingAllgather(Comm& comm, const GroupView& v,
+                                                        std::vector<uint8_t> mine,
+                                                        const std::vector<uint64_t>& lengths) {
+  const int n = v.layout.members();
+  std::vector<std::vector<uint8_t>> all(static_cast<size_t>(n));
+  all[static_cast<size_t>(v.index)] = std::move(mine);
+  const int right = v.Rank((v.index + 1) % n), left = v.Rank((v.index + n - 1) % n);
+  for (int s = 1; s < n; ++s) {
+    const auto forward = static_cast<size_t>((v.index - s + 1 + n) % n);
+    const auto arriving = static_cast<size_t>((v.index - s + n) % n);
+    all[arriving].resize(lengths[arriving]);
+    CAIRN_RETURN_IF_ERROR(comm.SendRecv(right, all[forward], left, all[arriving]));
+  }
+  return all;
+}
+
+std::vector<uint8_t> CrcBytes(const std::vector<uint32_t>& crcs) {
+  std::vector<uint8_t> bytes(crcs.size() * 4);
+  if (!crcs.empty()) std::memcpy(bytes.data(), crcs.data(), bytes.size());
+  return bytes;
+}
+
+std::vector<uint32_t> CrcsOf(const std::vector<uint8_t>& bytes) {
+  std::vector<uint32_t> crcs(bytes.size() / 4);
+  if (!crcs.empty()) std::memcpy(crcs.data(), bytes.data(), bytes.size());
+  return crcs;
+}
+
+// The pipelined ring: at step q every member adds its piece q to the
+// partial parity of stripe StripeOfPiece(j, q) and passes it right; after
+// the last piece the stripe's rows go to the members that store them.
+Status EncodeRing(Comm& comm, const GroupView& v, std::span<const uint8_t> part, uint64_t chunk,
+                  AlignedBuffer& out_rows) {
+  const StripeLayout& l = v.layout;
+  const int rows = l.parity_rows();
+  const Combiner combiner(l.data_pieces(), rows, ParityGenerator(l.data_pieces(), rows));
+  AlignedBuffer acc(rows * chunk), incoming(rows * chunk), scratch(chunk);
+  const int n = l.members();
+  for (int q = 0; q < l.data_pieces(); ++q) {
+    if (q > 0) {
+      CAIRN_RETURN_IF_ERROR(comm.SendRecv(v.Rank((v.index + 1) % n), acc.span(),
+                                          v.Rank((v.index + n - 1) % n), incoming.span()));
+      std::swap(acc, incoming);
+    }
+    const uint8_t* piece = PieceOf(part, q, chunk, scratch);
+    combiner.Add(q, piece, RowPointers(acc, rows, chunk).data(), chunk, q == 0);
+  }
+  const int finished = l.StripeOfPiece(v.index, l.data_pieces() - 1);
+  for (int p = 0; p < rows; ++p) {
+    const int to = l.ParityMember(finished, p);
+    const int from = l.DataMember(l.StripeOfRow(v.index, p), l.data_pieces() - 1);
+    CAIRN_RETURN_IF_ERROR(comm.SendRecv(
+        v.Rank(to), acc.span().subspan(p * chunk, chunk), v.Rank(from),
+        out_rows.span().subspan(p * chunk, chunk)));
+  }
+  return Status::Ok();
+}
+
+
+// ---- Rebuild.
+
+// What every rank tells the others before a rebuild, gathered job-wide.
+enum HeaderState : int64_t { kHeaderMissing = 0, kHeaderValid = 1, kHeaderOtherLayout = 2 };
+struct RankState {
+  int64_t header = kHeaderMissing;
+  int64_t digest = 0;  // of the header's group table, when valid
+  int64_t node = 0;
+  int64_t has_part = 0;
+  int64_t part_ok = 0;    // after the header check
+  int64_t parity_ok = 0;  // rows match their CRC32Cs
+};
+
+// The header, checked against this version and this plan.
+HeaderState CheckHeader(const GroupView& v, const RedundancySettings& s, int64_t version,
+                        const GroupParity* parity) {
+  if (parity == nullptr) return kHeaderMissing;
+  const ParityHeader& h = parity->header;
+  if (h.version != version) return kHeaderMissing;  // another version's: useless here
+  bool same = h.scheme == StoredScheme(s.scheme) &&
+              h.parity_rows == static_cast<uint32_t>(v.layout.parity_rows()) &&
+              h.members.size() == v.group.members.size() &&
+              h.index == static_cast<uint32_t>(v.index) &&
+              h.group == static_cast<uint32_t>(v.group.id);
+  for (size_t i = 0; same && i < h.members.size(); ++i) {
+    same = h.members[i].rank == static_cast<uint32_t>(v.group.members[i]);
+  }
+  return same && parity->rows.size() == h.RowsBytes() ? kHeaderValid : kHeaderOtherLayout;
+}
+
+// The group table's CRC32C: the same in every member's header.
+int64_t TableDigest(ParityHeader h) {
+  h.index = 0;
+  const std::string bytes = EncodeParityHeader(h);
+  return Crc32c(bytes.data(), bytes.size());
+}
+
+bool RowsIntact(const GroupParity& parity) {
+  const ParityHeader& h = parity.header;
+  const auto& crcs = h.members[h.index].parity_crcs;
+  const uint64_t per_row = h.RowBlocks();
+  for (uint32_t p = 0; p < h.parity_rows; ++p) {
+    std::vector<uint32_t> row(crcs.begin() + static_cast<std::ptrdiff_t>(p * per_row),
+                              crcs.begin() + static_cast<std::ptrdiff_t>((p + 1) * per_row));
+    if (FirstBadBlock(parity.Row(p), h.block_size, row) >= 0) return false;
+  }
+  return true;
+}
+
+// Every rank's `mine` words, handed to assign(states[r], words of rank r).
+template <typename Assign>
+Status GatherStates(Comm& comm, const std::vector<int64_t>& mine, std::vector<RankState>* states,
+                    Assign assign) {
+  CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> all, comm.AllgatherWords(mine));
+  states->resize(all.size() / mine.size());
+  for (size_t r = 0; r < states->size(); ++r) assign((*states)[r], all.data() + r * mine.size());
+  return Status::Ok();
+}
+
+std::string Join(const std::vector<int64_t>& values) {
+  std::string out;
+  for (int64_t v : values) out += (out.empty() ? "" : ", ") + std::to_string(v);
+  return out;
+}
+
+// kMismatch when some rank's parity belongs to other groups or another
+// scheme; kCorrupt when the members of a group hold different tables.
+Status CheckHeadersAgree(const GroupPlan& plan, const std::vector<RankState>& states) {
+  std::vector<int64_t> other;
+  for (size_t r = 0; r < states.size(); ++r) {
+    if (states[r].header == kHeaderOtherLayout) other.push_back(static_cast<int64_t>(r));
+  }
+  if (!other.empty()) {
+    return Error(Code::kMismatch,
+                 "the parity of rank{} {} was written by other redundancy groups or another "
+                 "scheme than [redundancy] and the topology give now",
+                 other.size() == 1 ? "" : "s", Join(other));
+  }
+  for (const RedundancyGroup& g : plan.groups) {
+    std::vector<int64_t> valid;
+    for (int r : g.members) {
+      if (states[static_cast<size_t>(r)].header == kHeaderValid) valid.push_back(r);
+    }
+    for (int64_t r : valid) {
+      if (states[static_cast<size_t>(r)].digest != states[static_cast<size_t>(valid[0])].digest) {
+        return Error(Code::kCorrupt,
+                     "redundancy group {}: the parity headers of ranks {} disagree (written by "
+                     "different checkpoints)",
+                     g.id, Join(valid));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// The same verdict on every rank: each group either has nothing to
+// rebuild or keeps enough to rebuild all it lost.
+Status CheckSurvivable(const GroupPlan& plan, const RedundancySettings& settings,
+                       const std::vector<RankState>& states) {
+  for (const RedundancyGroup& g : plan.groups) {
+    const StripeLayout layout(settings.scheme, static_cast<int>(g.members.size()), settings.parity);
+    std::vector<bool> lost_parts, lost_parity;
+    std::vector<int64_t> part_ranks, part_nodes, parity_ranks;
+    bool any_header = false;
+    for (int r : g.members) {
+      const RankState& st = states[static_cast<size_t>(r)];
+      any_header |= st.header == kHeaderValid;
+      lost_parts.push_back(st.part_ok == 0);
+      lost_parity.push_back(st.parity_ok == 0);
+      if (st.part_ok == 0) {
+        part_ranks.push_back(r);
+        if (std::find(part_nodes.begin(), part_nodes.end(), st.node) == part_nodes.end()) {
+          part_nodes.push_back(st.node);
+        }
+      }
+      if (st.parity_ok == 0) parity_ranks.push_back(r);
+    }
+    if (part_ranks.empty() && parity_ranks.empty()) continue;
+    if (!any_header && !part_ranks.empty()) {
+      return Error(Code::kCorrupt,
+                   "redundancy group {} lost the parts of ranks {} (nodes {}) and no member "
+                   "holds a valid parity header to rebuild them",
+                   g.id, Join(part_ranks), Join(part_nodes));
+    }
+    if (any_header && !layout.CanRebuild(lost_parts, lost_parity)) {
+      return Error(Code::kCorrupt,
+                   "redundancy group {} (ranks {}) cannot be rebuilt: parts lost on ranks [{}] "
+                   "(nodes [{}]), parity lost or corrupt on ranks [{}]; {} survives {} lost "
+                   "member{} per group{}",
+                   g.id, Join({g.members.begin(), g.members.end()}), Join(part_ranks),
+                   Join(part_nodes), Join(parity_ranks), RedundancySchemeName(settings.scheme),
+                   layout.Survives(), layout.Survives() == 1 ? "" : "s",
+                   settings.scheme == RedundancyScheme::kPartner ? " (or any that are not "
+                                                                   "neighbours in the ring)"
+                                                                 : "");
+    }
+  }
+  return Status::Ok();
+}
+
+// Members without a valid header get the lowest valid member's, made
+// theirs (index); nullopt when no member of the group has one.
+Result<std::optional<ParityHeader>> ShareHeader(Comm& comm, const GroupView& v,
+                                                const std::vector<RankState>& states,
+                                                const GroupParity* parity) {
+  const int n = v.layout.members();
+  auto valid = [&](int i) { return states[static_cast<size_t>(v.Rank(i))].header == kHeaderValid; };
+  int source = 0;
+  while (source < n && !valid(source)) ++source;
+  if (source == n) return std::optional<ParityHeader>();
+  if (valid(v.index)) {
+    if (v.index == source) {
+      const std::string bytes = EncodeParityHeader(parity->header);
+      const uint64_t length = bytes.size();
+      const std::span<const uint8_t> data(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                          bytes.size());
+      for (int i = 0; i < n; ++i) {
+        if (valid(i)) continue;
+        const std::span<const uint8_t> length_bytes(reinterpret_cast<const uint8_t*>(&length),
+                                                    sizeof length);
+        CAIRN_RETURN_IF_ERROR(comm.SendRecv(v.Rank(i), length_bytes, Comm::kNoPeer, {}));
+        CAIRN_RETURN_IF_ERROR(comm.SendRecv(v.Rank(i), data, Comm::kNoPeer, {}));
+      }
+    }
+    return std::optional<ParityHeader>(parity->header);
+  }
+  uint64_t length = 0;
+  CAIRN_RETURN_IF_ERROR(comm.SendRecv(
+      Comm::kNoPeer, {}, v.Rank(source),
+      std::span<uint8_t>(reinterpret_cast<uint8_t*>(&length), sizeof length)));
+  std::string bytes(length, '\0');
+  CAIRN_RETURN_IF_ERROR(comm.SendRecv(
+      Comm::kNoPeer, {}, v.Rank(source),
+      std::span<uint8_t>(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size())));
+  uint64_t header_bytes = 0;
+  CAIRN_ASSIGN_OR_RETURN(ParityHeader h,
+                         DecodeParityHeader(bytes, fmt::format("rank {}'s header", v.Rank(source)),
+                                            &header_bytes));
+  h.index = static_cast<uint32_t>(v.index);
+  return std::optional<ParityHeader>(std::move(h));
+}
+
+// This rank's buffers during a rebuild: what it contributes and where what
+// it lost lands.
+struct RebuildBuffers {
+  std::span<const uint8_t> part;   // valid part, or empty
+  const GroupParity* parity;        // valid parity, or null
+  AlignedBuffer scratch;            // one padded piece
+  AlignedBuffer lost_part;          // data_pieces x chunk, when the part is lost
+  AlignedBuffer lost_rows;          // parity_rows x chunk, when the parity is lost
+};
+
+// Stripe by stripe, one chain through the survivors' symbols that adds up
+// the rebuild rows, then each rebuilt symbol to its owner.
+Status RebuildStripe(Comm& comm, const GroupView& v, int t, const std::vector<bool>& lost_parts,
+                     const std::vector<bool>& lost_parity, uint64_t chunk, RebuildBuffers& b) {
+  const StripeLayout& l = v.layout;
+  const std::vector<int> erased = l.ErasedSymbols(t, lost_parts, lost_parity);
+  if (erased.empty()) return Status::Ok();
+  std::vector<int> used;
+  for (int s = 0; s < l.symbols() && static_cast<int>(used.size()) < l.data_pieces(); ++s) {
+    if (std::find(erased.begin(), erased.end(), s) == erased.end()) used.push_back(s);
+  }
+  const int c = l.data_pieces();
+  const auto e = static_cast<int>(erased.size());
+  for (int k = 0; k < e; ++k) {
+    if (l.SymbolMember(t, erased[static_cast<size_t>(k)]) != v.index) continue;
+    const int symbol = erased[static_cast<size_t>(k)];
+    uint8_t* into = symbol < c ? b.lost_part.data() + static_cast<uint64_t>(symbol) * chunk
+                               : b.lost_rows.data() + static_cast<uint64_t>(symbol - c) * chunk;
+    return comm.SendRecv(Comm::kNoPeer, {}, v.Rank(l.SymbolMember(t, used.back())),
+                         std::span<uint8_t>(into, chunk));
+  }
+  const auto mine = std::find_if(used.begin(), used.end(),
+                                 [&](int s) { return l.SymbolMember(t, s) == v.index; });
+  if (mine == used.end()) return Status::Ok();
+  const auto i = static_cast<int>(mine - used.begin());
+  CAIRN_ASSIGN_OR_RETURN(std::vector<uint8_t> coefs, RebuildRows(c, l.parity_rows(), used, erased));
+  // Column i of the rebuild rows multiplies this member's symbol.
+  const Combiner combiner(c, e, std::move(coefs));
+  AlignedBuffer acc(static_cast<uint64_t>(e) * chunk);
+  if (i > 0) {
+    CAIRN_RETURN_IF_ERROR(comm.SendRecv(Comm::kNoPeer, {},
+                                        v.Rank(l.SymbolMember(t, used[static_cast<size_t>(i - 1)])),
+                                        acc.span()));
+  }
+  const int symbol = *mine;
+  const uint8_t* data = symbol < c ? PieceOf(b.part, symbol, chunk, b.scratch)
+                                   : b.parity->rows.data() + static_cast<uint64_t>(symbol - c) * chunk;
+  combiner.Add(i, data, RowPointers(acc, e, chunk).data(), chunk, i == 0);
+  if (i + 1 < c) {
+    return comm.SendRecv(v.Rank(l.SymbolMember(t, used[static_cast<size_t>(i + 1)])), acc.span(),
+                         Comm::kNoPeer, {});
+  }
+  for (int k = 0; k < e; ++k) {
+    CAIRN_RETURN_IF_ERROR(comm.SendRecv(v.Rank(l.SymbolMember(t, erased[static_cast<size_t>(k)])),
+                                        acc.span().subspan(static_cast<uint64_t>(k) * chunk, chunk),
+                                        Comm::kNoPeer, {}));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<GroupParity> EncodeGroupParity(Comm& comm, const GroupPlan& plan,
+                                      const RedundancySettings& settings, int64_t version,
+                                      std::span<const uint8_t> part) {
+  CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> words,
+                         comm.AllgatherWords({static_cast<int64_t>(part.size()), comm.node()}));
+  const GroupView v = ViewOf(comm, plan, settings);
+  const StripeLayout& l = v.layout;
+  GroupParity out;
+  ParityHeader& h = out.header;
+  h.scheme = StoredScheme(settings.scheme);
+  h.parity_rows = static_cast<uint32_t>(l.parity_rows());
+  h.group = static_cast<uint32_t>(v.group.id);
+  h.index = static_cast<uint32_t>(v.index);
+  h.version = version;
+  h.block_size = kBlockSize;
+  uint64_t largest = 0;
+  for (int rank : v.group.members) {
+    ParityMember m;
+    m.rank = static_cast<uint32_t>(rank);
+    m.part_size = static_cast<uint64_t>(words[static_cast<size_t>(2 * rank)]);
+    m.node = static_cast<uint32_t>(words[static_cast<size_t>(2 * rank + 1)]);
+    largest = std::max(largest, m.part_size);
+    h.members.push_back(std::move(m));
+  }
+  h.chunk_size = ChunkSize(largest, l.data_pieces());
+  out.rows = AlignedBuffer(h.RowsBytes());
+  CAIRN_RETURN_IF_ERROR(EncodeRing(comm, v, part, h.chunk_size, out.rows));
+
+  // Every member's header carries every member's CRC32Cs.
+  std::vector<uint64_t> part_crc_bytes, parity_crc_bytes;
+  for (const ParityMember& m : h.members) {
+    part_crc_bytes.push_back(4 * h.BlocksOf(m.part_size));
+    parity_crc_bytes.push_back(4 * h.parity_rows * h.RowBlocks());
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto part_crcs, RingAllgather(comm, v, CrcBytes(BlockCrcs(part, kBlockSize)),
+                                                       part_crc_bytes));
+  std::vector<uint32_t> mine;
+  for (uint32_t p = 0; p < h.parity_rows; ++p) {
+    for (uint32_t crc : BlockCrcs(out.Row(p), kBlockSize)) mine.push_back(crc);
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto parity_crcs, RingAllgather(comm, v, CrcBytes(mine), parity_crc_bytes));
+  for (size_t i = 0; i < h.members.size(); ++i) {
+    h.members[i].part_crcs = CrcsOf(part_crcs[i]);
+    h.members[i].parity_crcs = CrcsOf(parity_crcs[i]);
+  }
+  return out;
+}
+
+namespace {
+
+// This rank's own checks before anyone moves data.
+RankState LocalState(const Comm& comm, const GroupView& v, const RedundancySettings& settings,
+                     int64_t version, const LocalCopy& local) {
+  RankState mine;
+  mine.header = CheckHeader(v, settings, version, local.parity);
+  if (mine.header == kHeaderValid) mine.digest = TableDigest(local.parity->header);
+  mine.node = comm.node();
+  mine.has_part = local.part.has_value();
+  return mine;
+}
+
+// Whether the part still is what was encoded: the header's size and
+// CRC32Cs for this member (or, with no header in the group, just present).
+bool PartIntact(const LocalCopy& local, const std::optional<ParityHeader>& header) {
+  if (!local.part) return false;
+  if (!header) return true;
+  const ParityMember& m = header->members[header->index];
+  return local.part->size() == m.part_size &&
+         FirstBadBlock(*local.part, header->block_size, m.part_crcs) < 0;
+}
+
+// Checks what this rank got back against the header's CRC32Cs and hands it
+// over; kCorrupt naming the first bad block, never wrong bytes.
+Status TakeRebuilt(const ParityHeader& header, RebuildBuffers& b, bool part_lost,
+                   bool parity_lost, RebuildOutcome* out) {
+  const ParityMember& m = header.members[header.index];
+  if (part_lost) {
+    const std::span<const uint8_t> part(b.lost_part.data(), m.part_size);
+    const int64_t bad = FirstBadBlock(part, header.block_size, m.part_crcs);
+    if (bad >= 0) {
+      return Error(Code::kCorrupt,
+                   "rank {}: the part rebuilt from redundancy group {} fails its CRC32C at block "
+                   "{} (a survivor's data or parity is wrong)",
+                   m.rank, header.group, bad);
+    }
+    out->part.emplace(part.begin(), part.end());
+  }
+  if (parity_lost) {
+    GroupParity rebuilt{header, std::move(b.lost_rows)};
+    if (!RowsIntact(rebuilt)) {
+      return Error(Code::kCorrupt, "rank {}: the parity rebuilt for redundancy group {} fails "
+                                   "its CRC32C", m.rank, header.group);
+    }
+    out->parity.emplace(std::move(rebuilt));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<RebuildOutcome> RebuildGroupParts(Comm& comm, const GroupPlan& plan,
+                                         const RedundancySettings& settings, int64_t version,
+                                         const LocalCopy& local) {
+  const GroupView v = ViewOf(comm, plan, settings);
+  RankState mine = LocalState(comm, v, settings, version, local);
+  std::vector<RankState> states;
+  CAIRN_RETURN_IF_ERROR(GatherStates(comm, {mine.header, mine.digest, mine.node, mine.has_part},
+                                     &states, [](RankState& st, const int64_t* w) {
+                                       st = RankState{w[0], w[1], w[2], w[3]};
+                                     }));
+  CAIRN_RETURN_IF_ERROR(CheckHeadersAgree(plan, states));
+  CAIRN_ASSIGN_OR_RETURN(std::optional<ParityHeader> header,
+                         ShareHeader(comm, v, states, local.parity));
+  mine.part_ok = PartIntact(local, header);
+  mine.parity_ok = mine.header == kHeaderValid && RowsIntact(*local.parity);
+  CAIRN_RETURN_IF_ERROR(GatherStates(comm, {mine.part_ok, mine.parity_ok}, &states,
+                                     [](RankState& st, const int64_t* w) {
+                                       st.part_ok = w[0];
+                                       st.parity_ok = w[1];
+                                     }));
+  CAIRN_RETURN_IF_ERROR(CheckSurvivable(plan, settings, states));
+
+  RebuildOutcome out;
+  for (const RedundancyGroup& g : plan.groups) {
+    const bool has_header = std::any_of(g.members.begin(), g.members.end(), [&](int r) {
+      return states[static_cast<size_t>(r)].header == kHeaderValid;
+    });
+    for (int r : g.members) {
+      out.parts_rebuilt += has_header && states[static_cast<size_t>(r)].part_ok == 0;
+      out.parities_rebuilt += has_header && states[static_cast<size_t>(r)].parity_ok == 0;
+    }
+  }
+  if (!header) return out;  // this group lost nothing it can rebuild
+
+  std::vector<bool> lost_parts, lost_parity;
+  for (int r : v.group.members) {
+    lost_parts.push_back(states[static_cast<size_t>(r)].part_ok == 0);
+    lost_parity.push_back(states[static_cast<size_t>(r)].parity_ok == 0);
+  }
+  const uint64_t chunk = header->chunk_size;
+  const auto index = static_cast<size_t>(v.index);
+  RebuildBuffers b{mine.part_ok ? *local.part : std::span<const uint8_t>(),
+                   mine.parity_ok ? local.parity : nullptr, AlignedBuffer(chunk),
+                   AlignedBuffer(lost_parts[index] ? v.layout.data_pieces() * chunk : 0),
+                   AlignedBuffer(lost_parity[index] ? header->RowsBytes() : 0)};
+  Status status;
+  for (int t = 0; t < v.layout.stripes() && status.ok(); ++t) {
+    status = RebuildStripe(comm, v, t, lost_parts, lost_parity, chunk, b);
+  }
+  if (status.ok()) status = TakeRebuilt(*header, b, lost_parts[index], lost_parity[index], &out);
+  CAIRN_RETURN_IF_ERROR(comm.Agree(status));
+  return out;
+}
+
+}  // namespace cairn

@@ -1,0 +1,80 @@
+// Encoding and rebuild of the parts of a redundancy group over Comm: the
+// data moves between the members' ranks (MPI point to point), never through
+// a shared directory. Encode turns every member's part into the parity rows
+// it must store (StripeLayout, groups.h): partner a copy of a neighbour's
+// part, xor one row of XOR parity (ISA-L xor_gen), rs `parity` rows of
+// Reed-Solomon parity (ISA-L ec_encode_data_update over a Cauchy matrix).
+// Parts of different sizes are padded to the group's largest. Rebuild
+// recomputes the parts and parity rows members lost, from the survivors,
+// and checks each rebuilt part block by block against the CRC32Cs recorded
+// at encode time before handing it back. docs/redundancy.md has the costs.
+// Thread-safety: the calls are collective over the comm and use it; call
+// them from the comm's thread.
+#ifndef CAIRN_REDUNDANCY_GROUP_CODEC_H_
+#define CAIRN_REDUNDANCY_GROUP_CODEC_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "base/config.h"
+#include "base/status.h"
+#include "comm/comm.h"
+#include "format/parity_layout.h"
+#include "redundancy/combiner.h"
+#include "redundancy/groups.h"
+
+namespace cairn {
+
+// What one member stores: the header (format/parity_layout.h) and its
+// parity rows, row p at p * header.chunk_size.
+struct GroupParity {
+  ParityHeader header;
+  AlignedBuffer rows;
+
+  std::span<const uint8_t> Row(uint32_t p) const {
+    return rows.span().subspan(p * header.chunk_size, header.chunk_size);
+  }
+};
+
+// Collective over comm (every rank is in a group of plan). Encodes this
+// rank's part for checkpoint `version`. kComm if the transfer fails; the
+// same error on every rank of the group is not guaranteed (the caller
+// agrees, Comm::Agree). REQUIRES: plan formed for comm's topology with
+// settings; part stays valid during the call.
+Result<GroupParity> EncodeGroupParity(Comm& comm, const GroupPlan& plan,
+                                      const RedundancySettings& settings, int64_t version,
+                                      std::span<const uint8_t> part);
+
+// What a rank still holds of a version: its part (nullopt: lost) and its
+// parity (null: lost). Both are checked before use: the part against the
+// CRC32Cs of the group's header, the parity against its own.
+struct LocalCopy {
+  std::optional<std::span<const uint8_t>> part;
+  const GroupParity* parity = nullptr;
+};
+
+struct RebuildOutcome {
+  std::optional<std::vector<uint8_t>> part;  // this rank's part, when rebuilt
+  std::optional<GroupParity> parity;          // this rank's parity, when rebuilt
+  int parts_rebuilt = 0;                      // in the whole job
+  int parities_rebuilt = 0;                   // in the whole job
+};
+
+// Collective over comm. Rebuilds every lost or corrupt part and parity of
+// `version` from the group's survivors; the outcome holds this rank's share.
+// Errors, the same on every rank: kCorrupt naming the groups, lost ranks
+// and nodes when a group lost more than its scheme survives (and what it
+// survives), when no member of a group that lost a part has a valid
+// header, or when members' headers disagree; kMismatch when the parity was
+// written by other groups or another scheme; kComm if a transfer fails.
+// A rebuilt part that fails its CRC32C is kCorrupt: wrong bytes are never
+// returned.
+Result<RebuildOutcome> RebuildGroupParts(Comm& comm, const GroupPlan& plan,
+                                         const RedundancySettings& settings, int64_t version,
+                                         const LocalCopy& local);
+
+}  // namespace cairn
+
+#endif  // CAIRN_REDUNDANCY_GROUP_CODEC_H_

@@ -1,0 +1,67 @@
+/*
+ * fti.h — the FTI (Fault Tolerance Interface) C API, served by Cairn
+ * (libcairn_fti). A program written for FTI includes this header as <fti.h>
+ * (compile with -I<prefix>/include/cairn/compat/fti) and links -lcairn_fti
+ * -lcairn instead of -lfti. FTI's configuration file (INI) is translated to
+ * Cairn settings; docs/compat.md maps each key, level and call.
+ *
+ * Unlike FTI, Cairn dedicates no head ranks: FTI_COMM_WORLD holds every rank
+ * of the communicator given to FTI_Init (background drains run on a thread
+ * of each rank). Errors return FTI_NSCS with the cause printed to stderr
+ * ("FTI (Cairn): error: ..."). One instance per process.
+ */
+#ifndef CAIRN_COMPAT_FTI_H_
+#define CAIRN_COMPAT_FTI_H_
+
+#include <stdint.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FTI_BUFS 256
+#define FTI_WORD 16
+#define FTI_DONE 1  /* a checkpoint was taken */
+#define FTI_SCES 0  /* success */
+#define FTI_NSCS -1 /* failure */
+#define FTI_NREC -2 /* nothing could be recovered */
+#define FTI_HEAD 2
+
+typedef int fti_id_t;
+#define FTIT_type fti_id_t
+
+/* The application's communicator after FTI_Init (all ranks: no heads). */
+extern MPI_Comm FTI_COMM_WORLD;
+
+/* Predefined types (their sizes are the C types'). */
+extern fti_id_t FTI_CHAR, FTI_SHRT, FTI_INTG, FTI_LONG, FTI_UCHR, FTI_USHT, FTI_UINT, FTI_ULNG,
+    FTI_SFLT, FTI_DBLE, FTI_LDBE;
+
+/* Collective over globalComm: reads the FTI configuration file. */
+int FTI_Init(const char *configFile, MPI_Comm globalComm);
+/* 0: fresh start; 1: a checkpoint of an interrupted run can be recovered. */
+int FTI_Status(void);
+/* A new opaque type of `size` bytes. */
+int FTI_InitType(fti_id_t *type, int size);
+/* Registers count elements of type tid at ptr as variable id (again: update). */
+int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid);
+/* Collective. Checkpoint `id` at level 1 (local), 2 (partner), 3 (Reed-
+ * Solomon) or 4 (global file system); FTI_DONE on success. */
+int FTI_Checkpoint(int id, int level);
+/* Collective. Restores every protected variable from the newest checkpoint:
+ * FTI_SCES, or FTI_NREC when none can be recovered. */
+int FTI_Recover(void);
+/* Collective, once per iteration: recovers on the first call of a restarted
+ * run, otherwise checkpoints when a ckpt_l1..l4 interval (minutes) has
+ * passed (FTI_DONE) or does nothing (FTI_SCES). */
+int FTI_Snapshot(void);
+/* Collective. Waits for transfers; removes the checkpoints unless
+ * keep_last_ckpt = 1 (a clean end needs no restart). */
+int FTI_Finalize(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CAIRN_COMPAT_FTI_H_ */

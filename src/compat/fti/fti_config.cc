@@ -1,0 +1,109 @@
+#include "compat/fti/fti_config.h"
+
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "compat/common/ini_file.h"
+
+namespace cairn_compat {
+namespace {
+
+Result<int64_t> Integer(const IniEntry& e, const std::string& where) {
+  char* end = nullptr;
+  long long n = std::strtoll(e.value.c_str(), &end, 10);
+  if (e.value.empty() || *end != '\0') {
+    return Status::Error(where + ": " + e.key + " = '" + e.value + "' is not an integer");
+  }
+  return static_cast<int64_t>(n);
+}
+
+std::string LogLevel(int64_t verbosity) {
+  if (verbosity <= 1) return "debug";
+  if (verbosity == 2) return "info";
+  if (verbosity == 3) return "warn";
+  return "error";
+}
+
+// [basic] keys that map to Cairn or to the layer; false: not one of them.
+Result<bool> ApplyBasic(const IniEntry& e, const std::string& where, FtiOptions* o) {
+  const std::string key = Lower(e.key);
+  CairnSettings& s = o->cairn;
+  if (key == "ckpt_dir") {
+    s.SetNodeLocalPath(e.value);
+    return true;
+  }
+  if (key == "glbl_dir") {
+    std::string dir = AbsolutePath(e.value);
+    s.Set("tiers.pfs.path", dir + "/cairn");
+    s.Set("general.dir", dir);
+    return true;
+  }
+  static const std::set<std::string> kIntegers = {
+      "head", "node_size", "ckpt_l1", "ckpt_l2", "ckpt_l3", "ckpt_l4", "keep_last_ckpt",
+      "keep_l4_ckpt", "verbosity", "ckpt_io", "group_size"};
+  if (!kIntegers.count(key)) return false;
+  auto n = Integer(e, where);
+  if (!n.ok()) return n.status();
+  if (key == "head" && *n != 0) {
+    s.Warn(where, "head = " + e.value + ": Cairn dedicates no head ranks; every rank computes and "
+                  "drains run on a thread of each rank (FTI_COMM_WORLD is every rank)");
+  } else if (key == "node_size" && *n > 0) {
+    s.Set("topology.ranks_per_node", *n);  // FTI also takes consecutive ranks as a node
+  } else if (key.rfind("ckpt_l", 0) == 0) {
+    int level = key.back() - '0';
+    o->interval_minutes[level] = static_cast<int>(*n);
+    if ((level == 2 || level == 3) && *n > 0) {
+      s.Warn(where, "level " + std::to_string(level) + (level == 2 ? " (partner copy)" : " (Reed-Solomon)") +
+                    " is not in this Cairn: such checkpoints go to the node-local SSD tier and are "
+                    "drained to glbl_dir");
+    }
+  } else if (key == "keep_last_ckpt") {
+    o->keep_last_checkpoint = *n != 0;
+  } else if (key == "keep_l4_ckpt" && *n != 0) {
+    s.Set("tiers.pfs.keep", int64_t{1000000});
+  } else if (key == "verbosity") {
+    s.Set("general.log_level", LogLevel(*n));
+  } else if (key == "ckpt_io" && *n != 1) {
+    s.Warn(where, "ckpt_io = " + e.value + ": Cairn writes its own part files (POSIX, direct I/O)");
+  } else if (key == "group_size" && *n > 1) {
+    s.Warn(where, "group_size has no Cairn meaning: cross-node redundancy groups are not in this Cairn");
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<FtiOptions> ReadFtiConfig(const std::string& path) {
+  auto entries = ReadIniFile(path);
+  if (!entries.ok()) return entries.status();
+  FtiOptions o;
+  // Keys without a Cairn meaning, by section: one warning per section.
+  std::map<std::string, std::vector<std::string>> ignored;
+  bool has_ckpt_dir = false;
+  for (const auto& e : *entries) {
+    std::string where = path + ":" + std::to_string(e.line);
+    std::string section = Lower(e.section);
+    has_ckpt_dir |= section == "basic" && Lower(e.key) == "ckpt_dir";
+    if (section == "basic") {
+      auto applied = ApplyBasic(e, where, &o);
+      if (!applied.ok()) return applied.status();
+      if (*applied) continue;
+    }
+    ignored["[" + e.section + "]"].push_back(e.key);
+  }
+  for (const auto& [section, keys] : ignored) {
+    std::string list;
+    for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+    std::string why = section == "[restart]"
+                          ? " (FTI's own bookkeeping: Cairn restarts when the previous run left a "
+                            "recoverable checkpoint, which FTI_Finalize removes)"
+                          : "";
+    o.cairn.Warn(path + " " + section, "no Cairn meaning, ignored: " + list + why);
+  }
+  if (!has_ckpt_dir) return Status::Error(path + ": [basic] ckpt_dir is missing");
+  return o;
+}
+
+}  // namespace cairn_compat

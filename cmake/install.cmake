@@ -18,6 +18,20 @@ install(FILES include/cairn/cairn.h include/cairn/cairn.hpp
               ${PROJECT_BINARY_DIR}/include/cairn/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn)
 
+# The drop-in VeloC, SCR and FTI libraries (docs/compat.md): libcairn_<peer>
+# beside libcairn, each peer's header under its usual name in a directory of
+# its own, so that -I<prefix>/include/cairn/compat/<peer> and #include <veloc.h>
+# (<scr.h>, <fti.h>) work as with the peer.
+foreach(peer veloc scr fti)
+  if(TARGET cairn_${peer})
+    install(TARGETS cairn_${peer} EXPORT cairnTargets
+      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+      INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn/compat/${peer})
+    install(DIRECTORY include/compat/${peer}/
+            DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn/compat/${peer})
+  endif()
+endforeach()
+
 install(EXPORT cairnTargets NAMESPACE cairn:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cairn)
 file(WRITE ${PROJECT_BINARY_DIR}/cairnConfig.cmake.in [=[
 @PACKAGE_INIT@

@@ -39,10 +39,6 @@ OS_ALLOWED = {"env", "compat"}
 ALLOWED = {
     ("base/log.cc", "os-call"): "log lines go to stderr with one write(2) each; base/ is "
                                 "below env/ and the logger must work before any Env exists",
-    # Path arithmetic with getcwd/realpath behind it; belongs in Env
-    # (an Env::ResolvePath), allowed until it moves there.
-    ("storage/tier_path.cc", "os-header"): "std::filesystem::absolute / weakly_canonical",
-    ("storage/tier_path.cc", "os-call"): "std::filesystem::absolute / weakly_canonical",
 }
 
 OS_FUNCTIONS = ("open", "openat", "creat", "pread", "pwrite", "read", "write", "fsync",

@@ -52,7 +52,8 @@ class MpiPlacementTest : public ::testing::Test {
 
   int node() const { return Rank() / kRanksPerNode; }
   std::string TierRoot(TierKind kind, int node) const {
-    return std::move(ExpandTierPath(config_.tier(kind).path, dir_, std::to_string(node))).value();
+    auto root = ExpandTierPath(PosixEnv(), config_.tier(kind).path, dir_, std::to_string(node));
+    return std::move(root).value();
   }
 
   void Open() {

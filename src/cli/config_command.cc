@@ -45,7 +45,7 @@ int RunConfig(const std::string& path, bool keys, bool markdown, bool json) {
   for (int k = 0; k < kTierKinds; ++k) {
     auto kind = static_cast<TierKind>(k);
     const TierConfig& t = config->tier(kind);
-    auto path0 = ExpandTierPath(t.path, config->dir, "0");
+    auto path0 = ExpandTierPath(PosixEnv(), t.path, config->dir, "0");
     if (!path0.ok()) return ReportError("config", path0.status());
     if (json) {
       PrintJsonLine({{"tier", TierKindName(kind)}, {"enabled", t.enabled}, {"path", *path0},

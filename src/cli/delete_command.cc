@@ -101,7 +101,7 @@ int RunDelete(const RemovalFlags& flags) {
   if (targets->empty()) {
     return ReportError("delete",
                        fmt::format("no checkpoint named '{}' in {}", flags.name,
-                                   DescribeSearchedTiers(*config)),
+                                   DescribeSearchedTiers(PosixEnv(), *config)),
                        kExitNothingFound);
   }
   RemovalTotals totals = RemoveTargets("delete", *targets, flags.dry_run, flags.json);
@@ -140,7 +140,8 @@ int RunPrune(const RemovalFlags& flags) {
   const auto plan = PlanPrune(*copies, flags.keep, flags.name);
   if (plan.empty()) {
     std::string what = flags.name.empty() ? "no checkpoint" : "no checkpoint named '" + flags.name + "'";
-    return ReportError("prune", fmt::format("{} in {}", what, DescribeSearchedTiers(*config)),
+    return ReportError("prune",
+                       fmt::format("{} in {}", what, DescribeSearchedTiers(PosixEnv(), *config)),
                        kExitNothingFound);
   }
   std::vector<RemovalTarget> targets;

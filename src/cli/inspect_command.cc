@@ -113,7 +113,7 @@ int RunInspect(const std::string& config_path, const std::string& name, int64_t 
   if (found == 0) {
     return ReportError("inspect",
                        fmt::format("no copy of '{}' version {} in {}", name, version,
-                                   DescribeSearchedTiers(*config)),
+                                   DescribeSearchedTiers(PosixEnv(), *config)),
                        kExitNothingFound);
   }
   if (!json) table.Print();

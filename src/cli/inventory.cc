@@ -81,14 +81,14 @@ Result<std::vector<CopyInfo>> TakeInventory(Env* env, const Config& config) {
   return out;
 }
 
-std::string DescribeSearchedTiers(const Config& config) {
+std::string DescribeSearchedTiers(Env* env, const Config& config) {
   std::string out;
   for (int k = 0; k < kTierKinds; ++k) {
     const auto kind = static_cast<TierKind>(k);
     const TierConfig& tc = config.tier(kind);
     if (!tc.enabled) continue;
     // "{node}" stays as it is: the inventory looks at every node's directory.
-    auto where = ExpandTierPath(tc.path, config.dir, "{node}");
+    auto where = ExpandTierPath(env, tc.path, config.dir, "{node}");
     out += fmt::format("{}{} tier {}", out.empty() ? "" : ", ", TierKindName(kind),
                        where.ok() ? *where : tc.path);
   }

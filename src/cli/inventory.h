@@ -46,7 +46,7 @@ Result<std::vector<CopyInfo>> TakeInventory(Env* env, const Config& config);
 // Where TakeInventory looks, for messages that find nothing: each enabled
 // tier's directory of node directories (or its shared directory), such as
 // "ssd tier /scratch/run/ssd/{node}".
-std::string DescribeSearchedTiers(const Config& config);
+std::string DescribeSearchedTiers(Env* env, const Config& config);
 
 // Loads the configuration the way the library does (file, then environment).
 Result<Config> LoadCliConfig(const std::string& path);

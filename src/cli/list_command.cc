@@ -89,7 +89,7 @@ int RunList(const std::string& config_path, bool json) {
   }
   if (json) return kExitOk;
   if (table.empty()) {
-    fmt::print("no checkpoints found in {}\n", DescribeSearchedTiers(*config));
+    fmt::print("no checkpoints found in {}\n", DescribeSearchedTiers(PosixEnv(), *config));
   } else {
     table.Print();
   }

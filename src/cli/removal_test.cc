@@ -80,7 +80,8 @@ class RemovalTargetTest : public ::testing::Test {
   }
   // Writes rank 0's part and manifest of (name, version) on node's tier.
   void Store(TierKind kind, int node, const std::string& name, int64_t version) {
-    auto root = ExpandTierPath(config_.tier(kind).path, config_.dir, std::to_string(node));
+    auto root = ExpandTierPath(env_.get(), config_.tier(kind).path, config_.dir,
+                               std::to_string(node));
     ASSERT_TRUE(root.ok());
     Tier tier(env_.get(), kind, *root, TierConfig{});
     ASSERT_TRUE(tier.PutFile(name, version, PartFileName(0), "part bytes").ok());

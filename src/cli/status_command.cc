@@ -317,7 +317,7 @@ int RunStatus(const std::string& config_path, bool json, const std::string& plot
   }
   if (nodes.empty()) {
     const std::string& pattern = config->tier(TierKind::kSsd).path;
-    auto where = ExpandTierPath(pattern, config->dir, "*");
+    auto where = ExpandTierPath(env, pattern, config->dir, "*");
     std::fprintf(stderr, "cairn status: nothing recorded yet under %s: no wear ledger or "
                          "placement history on any node's ssd tier\n",
                  (where.ok() ? *where : pattern).c_str());

@@ -171,7 +171,7 @@ int RunVerify(const std::string& config_path, bool json) {
     // that never checkpointed. "0 files checked, all clean" would hide it.
     return ReportError("verify",
                        fmt::format("no checkpoint found ({} incomplete copies) in {}",
-                                   t.incomplete, DescribeSearchedTiers(*config)),
+                                   t.incomplete, DescribeSearchedTiers(PosixEnv(), *config)),
                        kExitNothingFound);
   }
   return t.damaged + t.correctable == 0 ? kExitOk : kExitDamage;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 
 namespace cairn {
@@ -123,6 +124,14 @@ Result<LockAttempt> Env::TryLockFile(const std::string& path, const std::string&
   LockAttempt attempt;
   attempt.lock = std::make_unique<UncontendedLock>(this, path);
   return attempt;
+}
+
+Result<std::string> Env::AbsolutePath(const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.is_relative()) p = "/" / p;
+  std::string normal = p.lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
 }
 
 Status Env::DeleteRecursive(const std::string& path) {

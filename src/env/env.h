@@ -180,6 +180,15 @@ class Env {
   // The same for a regular file (not a symlink), which must also be mode
   // 0600 exactly: what Cairn creates.
   virtual Status CheckPrivateFile(const std::string& path) { return Status::Ok(); }
+  // path made absolute (a relative one against the working directory) with
+  // `.`, `..`, repeated and trailing slashes resolved lexically. kIo naming
+  // the path when the working directory cannot be read (it was removed).
+  // The default (in-memory env: no working directory) resolves against "/".
+  virtual Result<std::string> AbsolutePath(const std::string& path);
+  // The directory path really names: AbsolutePath with symlinks resolved as
+  // far as the path exists (the rest kept lexically). kIo naming the path.
+  // The default (in-memory env: no symlinks) is AbsolutePath.
+  virtual Result<std::string> CanonicalPath(const std::string& path) { return AbsolutePath(path); }
 
   // Runs body on a new thread (LevelDB's Env::StartThread, but joinable:
   // Cairn's threads are owned and joined, never detached). The body must
@@ -239,6 +248,12 @@ class EnvWrapper : public Env {
   }
   Status CheckPrivateDir(const std::string& p) override { return target_->CheckPrivateDir(p); }
   Status CheckPrivateFile(const std::string& p) override { return target_->CheckPrivateFile(p); }
+  Result<std::string> AbsolutePath(const std::string& p) override {
+    return target_->AbsolutePath(p);
+  }
+  Result<std::string> CanonicalPath(const std::string& p) override {
+    return target_->CanonicalPath(p);
+  }
   Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
     return target_->StartThread(std::move(body));
   }

@@ -1,5 +1,6 @@
 #include "env/env.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -178,6 +179,52 @@ TEST(PosixEnvTest, NonRegularFilesAreRefusedWithoutHanging) {
     EXPECT_NE(text.status().message().find(c.path), std::string::npos) << text.status().message();
     EXPECT_NE(text.status().message().find(c.kind), std::string::npos) << text.status().message();
   }
+  (void)PosixEnv()->DeleteRecursive(root);
+}
+
+// Absolute paths of absolute input are the same in both envs: lexical
+// resolution of `.`, `..` and slashes; the real file system is not asked.
+TEST_P(EnvTest, AbsolutePathResolvesLexically) {
+  EXPECT_EQ(*env_->AbsolutePath("/a//b/./c/../d/"), "/a/b/d");
+  EXPECT_EQ(*env_->AbsolutePath("/../x"), "/x");
+  EXPECT_EQ(*env_->AbsolutePath("/"), "/");
+  std::string missing = JoinPath(root_, "no/such/../dir");
+  EXPECT_EQ(*env_->CanonicalPath(missing), root_ + "/no/dir");
+}
+
+TEST(MemEnvTest, RelativePathsHangBelowRoot) {
+  auto env = NewMemEnv();
+  EXPECT_EQ(*env->AbsolutePath("./cairn-data"), "/cairn-data");
+  EXPECT_EQ(*env->CanonicalPath("a/../b/"), "/b");
+}
+
+// A relative path resolves against the working directory, symlinks as far
+// as the path exists; a removed working directory is an error naming the
+// path, not an exception.
+TEST(PosixEnvTest, PathsResolveAgainstTheWorkingDirectoryAndSymlinks) {
+  char tmpl[] = "/tmp/cairn-env-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string root = *PosixEnv()->CanonicalPath(tmpl);  // /tmp may be a link itself
+  ASSERT_TRUE(PosixEnv()->CreateDirs(root + "/real").ok());
+  ASSERT_EQ(::symlink((root + "/real").c_str(), (root + "/link").c_str()), 0);
+  EXPECT_EQ(*PosixEnv()->CanonicalPath(root + "/link/new/x"), root + "/real/new/x");
+  EXPECT_EQ(*PosixEnv()->AbsolutePath(root + "/link/x"), root + "/link/x");
+
+  int cwd = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(cwd, 0);
+  ASSERT_EQ(::chdir((root + "/link").c_str()), 0);
+  auto relative = PosixEnv()->CanonicalPath("sub/../y");
+  ASSERT_EQ(::chdir((root + "/real").c_str()), 0);
+  ASSERT_EQ(::rmdir((root + "/real").c_str()), 0);
+  auto gone = PosixEnv()->AbsolutePath("./cairn-data");
+  ASSERT_EQ(::fchdir(cwd), 0);
+  ::close(cwd);
+  ASSERT_TRUE(relative.ok()) << relative.status().ToString();
+  EXPECT_EQ(*relative, root + "/real/y");
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.status().code(), Code::kIo);
+  EXPECT_NE(gone.status().message().find("./cairn-data"), std::string::npos)
+      << gone.status().message();
   (void)PosixEnv()->DeleteRecursive(root);
 }
 

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -538,6 +539,26 @@ class PosixEnvImpl final : public Env {
 
   Status CheckPrivateDir(const std::string& path) override { return CheckPrivate(path, true); }
   Status CheckPrivateFile(const std::string& path) override { return CheckPrivate(path, false); }
+
+  Result<std::string> AbsolutePath(const std::string& path) override {
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    if (ec) {
+      return Error(Code::kIo, "cannot make '{}' absolute: {} (was the working directory removed?)",
+                   path, ec.message());
+    }
+    return Env::AbsolutePath(absolute.string());  // the lexical part
+  }
+
+  Result<std::string> CanonicalPath(const std::string& path) override {
+    // Absolute first: weakly_canonical leaves a relative path relative when
+    // its first component does not exist.
+    CAIRN_ASSIGN_OR_RETURN(std::string absolute, AbsolutePath(path));
+    std::error_code ec;
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(absolute, ec);
+    if (ec) return Error(Code::kIo, "cannot resolve the path '{}': {}", path, ec.message());
+    return Env::AbsolutePath(resolved.string());
+  }
 
   Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
     return StartStdThread(std::move(body));

@@ -12,7 +12,7 @@ Result<std::unique_ptr<Tier>> OpenNodeTier(Env* env, const Config& config, TierK
   const TierConfig& tc = config.tier(kind);
   if (!tc.enabled) return std::unique_ptr<Tier>();
   // All of the node's roots, so that overlapping tiers are refused whichever opens first.
-  CAIRN_ASSIGN_OR_RETURN(auto roots, ExpandTierRoots(config, std::to_string(node)));
+  CAIRN_ASSIGN_OR_RETURN(auto roots, ExpandTierRoots(env, config, std::to_string(node)));
   return std::make_unique<Tier>(env, kind, roots[static_cast<int>(kind)], tc);
 }
 
@@ -20,7 +20,7 @@ Result<std::vector<NodeTier>> OpenAllNodeTiers(Env* env, const Config& config, T
   std::vector<NodeTier> out;
   const TierConfig& tc = config.tier(kind);
   if (!tc.enabled) return out;
-  CAIRN_ASSIGN_OR_RETURN(std::string parent, TierPathNodeParent(tc.path, config.dir));
+  CAIRN_ASSIGN_OR_RETURN(std::string parent, TierPathNodeParent(env, tc.path, config.dir));
   if (parent.empty()) {  // no {node}: one directory, whatever the node
     CAIRN_ASSIGN_OR_RETURN(auto shared, OpenNodeTier(env, config, kind, 0));
     out.push_back({"shared", std::move(shared)});

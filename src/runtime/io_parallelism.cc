@@ -73,7 +73,7 @@ IoParallelism ResolveIoParallelism(const Config& config, Env* env, TierKind kind
   if (!config.io.auto_parallelism) {
     return IoParallelism{config.io.parallelism, config.io.parallelism, "config"};
   }
-  auto expanded = ExpandTierPath(config.io.profile, config.dir, "0");
+  auto expanded = ExpandTierPath(env, config.io.profile, config.dir, "0");
   const std::string path = expanded.ok() ? *expanded : config.io.profile;
   auto chosen = [&]() -> Result<IoParallelism> {
     CAIRN_RETURN_IF_ERROR(expanded.status());

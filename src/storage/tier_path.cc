@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <filesystem>
-#include <system_error>
 #include <vector>
 
 #include "codec/crc32c.h"
@@ -47,37 +45,17 @@ std::string WithoutTrailingSlash(std::string path) {
   return path;
 }
 
-// dir made absolute against the working directory, `..` and `.` resolved.
-Result<std::string> AbsoluteDir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::path absolute = std::filesystem::absolute(dir, ec);
-  if (ec) {
-    return Error(Code::kIo,
-                 "cannot make the data directory '{}' absolute: {} (was the working directory "
-                 "removed?)",
-                 dir, ec.message());
-  }
-  return WithoutTrailingSlash(absolute.lexically_normal().string());
-}
-
-Result<std::string> Expand(std::string pattern, const std::string& dir) {
+Result<std::string> Expand(Env* env, std::string pattern, const std::string& dir) {
   ReplaceAll(pattern, "{dir}", dir);
   ReplaceAll(pattern, "{user}", UserName());
   if (pattern.find("{dirkey}") != std::string::npos) {
-    CAIRN_ASSIGN_OR_RETURN(std::string absolute, AbsoluteDir(dir));
+    auto absolute_dir = env->AbsolutePath(dir);
+    if (!absolute_dir.ok()) return absolute_dir.status().Annotate("the data directory");
+    const std::string& absolute = *absolute_dir;
     ReplaceAll(pattern, "{dirkey}",
                fmt::format("{:08x}", Crc32c(absolute.data(), absolute.size())));
   }
   return pattern;
-}
-
-// The directory path refers to: absolute, symlinks resolved as far as the
-// path exists, the rest normalised lexically.
-Result<std::string> ResolvedDir(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
-  if (ec) return Error(Code::kIo, "cannot resolve the tier path '{}': {}", path, ec.message());
-  return WithoutTrailingSlash(resolved.lexically_normal().string());
 }
 
 // Whether inner is outer or lies inside it (both resolved).
@@ -94,28 +72,29 @@ std::string ShowPath(const std::string& expanded, const std::string& resolved) {
 
 }  // namespace
 
-Result<std::string> ExpandTierPath(const std::string& pattern, const std::string& dir,
+Result<std::string> ExpandTierPath(Env* env, const std::string& pattern, const std::string& dir,
                                    const std::string& node) {
-  CAIRN_ASSIGN_OR_RETURN(std::string out, Expand(pattern, dir));
+  CAIRN_ASSIGN_OR_RETURN(std::string out, Expand(env, pattern, dir));
   ReplaceAll(out, "{node}", node);
   return out;
 }
 
-Result<std::string> TierPathNodeParent(const std::string& pattern, const std::string& dir) {
+Result<std::string> TierPathNodeParent(Env* env, const std::string& pattern,
+                                       const std::string& dir) {
   size_t pos = pattern.find("{node}");
   if (pos == std::string::npos) return std::string();
-  CAIRN_ASSIGN_OR_RETURN(std::string parent, Expand(pattern.substr(0, pos), dir));
+  CAIRN_ASSIGN_OR_RETURN(std::string parent, Expand(env, pattern.substr(0, pos), dir));
   return WithoutTrailingSlash(parent);
 }
 
-Result<std::array<std::string, kTierKinds>> ExpandTierRoots(const Config& config,
+Result<std::array<std::string, kTierKinds>> ExpandTierRoots(Env* env, const Config& config,
                                                             const std::string& node) {
   std::array<std::string, kTierKinds> roots;
   std::array<std::string, kTierKinds> resolved;
   for (int k = 0; k < kTierKinds; ++k) {
     if (!config.tiers[k].enabled) continue;
-    CAIRN_ASSIGN_OR_RETURN(roots[k], ExpandTierPath(config.tiers[k].path, config.dir, node));
-    CAIRN_ASSIGN_OR_RETURN(resolved[k], ResolvedDir(roots[k]));
+    CAIRN_ASSIGN_OR_RETURN(roots[k], ExpandTierPath(env, config.tiers[k].path, config.dir, node));
+    CAIRN_ASSIGN_OR_RETURN(resolved[k], env->CanonicalPath(roots[k]));
     for (int j = 0; j < k; ++j) {
       if (resolved[j].empty()) continue;
       if (IsWithin(resolved[k], resolved[j]) || IsWithin(resolved[j], resolved[k])) {

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "env/env.h"
+
 namespace cairn {
 namespace {
 
@@ -39,7 +41,7 @@ Config ConfigWithPaths(const std::string& memory, const std::string& ssd, const 
 
 void ExpectOverlap(const Config& config, const std::string& first_key,
                    const std::string& second_key, const std::string& path) {
-  auto roots = ExpandTierRoots(config, "3");
+  auto roots = ExpandTierRoots(PosixEnv(), config, "3");
   ASSERT_FALSE(roots.ok()) << path;
   EXPECT_EQ(roots.status().code(), Code::kConfig);
   for (const std::string& part : {first_key, second_key, path, std::string("node 3")}) {
@@ -49,19 +51,21 @@ void ExpectOverlap(const Config& config, const std::string& first_key,
 }
 
 TEST(TierPathTest, ExpandsEveryPlaceholder) {
-  auto path = ExpandTierPath("{dir}/x/{user}/{dirkey}/{node}", "/scratch/job", "7");
+  auto path = ExpandTierPath(PosixEnv(), "{dir}/x/{user}/{dirkey}/{node}", "/scratch/job", "7");
   ASSERT_TRUE(path.ok()) << path.status().ToString();
   EXPECT_EQ(path->rfind("/scratch/job/x/", 0), 0u) << *path;
   EXPECT_EQ(path->substr(path->size() - 2), "/7");
   EXPECT_EQ(path->find('{'), std::string::npos) << *path;
   // {dirkey} names the directory, however it is spelt.
-  auto key = [](const std::string& dir) { return *ExpandTierPath("{dirkey}", dir, "0"); };
+  auto key = [](const std::string& dir) {
+    return *ExpandTierPath(PosixEnv(), "{dirkey}", dir, "0");
+  };
   EXPECT_EQ(key("/scratch/job"), key("/scratch/job/"));
   EXPECT_EQ(key("/scratch/job"), key("/scratch/other/../job"));
   EXPECT_NE(key("/scratch/job"), key("/scratch/job2"));
   EXPECT_EQ(key("/scratch/job").size(), 8u);
-  EXPECT_EQ(*TierPathNodeParent("{dir}/ssd/{node}", "/s"), "/s/ssd");
-  EXPECT_EQ(*TierPathNodeParent("{dir}/pfs", "/s"), "");
+  EXPECT_EQ(*TierPathNodeParent(PosixEnv(), "{dir}/ssd/{node}", "/s"), "/s/ssd");
+  EXPECT_EQ(*TierPathNodeParent(PosixEnv(), "{dir}/pfs", "/s"), "");
 }
 
 // std::filesystem::absolute threw (through the C API) when the working
@@ -73,11 +77,12 @@ TEST(TierPathTest, RemovedWorkingDirectoryIsAnError) {
     ScratchDir gone;
     ASSERT_EQ(::chdir(gone.path().c_str()), 0);
     ASSERT_EQ(::rmdir(gone.path().c_str()), 0);
-    auto path = ExpandTierPath("/dev/shm/cairn-{user}/{dirkey}/{node}", "./cairn-data", "0");
+    auto path =
+        ExpandTierPath(PosixEnv(), "/dev/shm/cairn-{user}/{dirkey}/{node}", "./cairn-data", "0");
     Config defaults =
         ConfigWithPaths("/dev/shm/cairn-{user}/{dirkey}/{node}", "{dir}/ssd/{node}", "{dir}/pfs");
     defaults.dir = "./cairn-data";
-    auto roots = ExpandTierRoots(defaults, "0");
+    auto roots = ExpandTierRoots(PosixEnv(), defaults, "0");
     ASSERT_EQ(::fchdir(cwd), 0);
     ASSERT_FALSE(path.ok());
     EXPECT_EQ(path.status().code(), Code::kIo);
@@ -91,7 +96,8 @@ TEST(TierPathTest, RemovedWorkingDirectoryIsAnError) {
 }
 
 TEST(TierPathTest, DisjointTiersExpand) {
-  auto roots = ExpandTierRoots(ConfigWithPaths("/m/{node}", "{dir}/ssd/{node}", "{dir}/ssd2"), "3");
+  auto roots = ExpandTierRoots(
+      PosixEnv(), ConfigWithPaths("/m/{node}", "{dir}/ssd/{node}", "{dir}/ssd2"), "3");
   ASSERT_TRUE(roots.ok()) << roots.status().ToString();
   EXPECT_EQ((*roots)[0], "/m/3");
   EXPECT_EQ((*roots)[1], "/scratch/job/ssd/3");
@@ -99,7 +105,7 @@ TEST(TierPathTest, DisjointTiersExpand) {
   // A disabled tier may share a path: it is never opened.
   Config config = ConfigWithPaths("{dir}/a", "{dir}/a", "{dir}/pfs");
   config.tier(TierKind::kSsd).enabled = false;
-  auto one = ExpandTierRoots(config, "0");
+  auto one = ExpandTierRoots(PosixEnv(), config, "0");
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_EQ((*one)[1], "");
 }
@@ -127,6 +133,25 @@ TEST(TierPathTest, OverlapThroughASymlinkIsFound) {
   std::filesystem::create_directory_symlink(real, link);
   ExpectOverlap(ConfigWithPaths(link + "/tier", real + "/tier/{node}", "/p"), "tiers.memory.path",
                 "tiers.ssd.path", real + "/tier/3");
+}
+
+// Paths resolve through the Env: an in-memory env has no working directory
+// (a relative data directory hangs below "/") and never asks the real file
+// system, whose working directory and symlinks are not its business.
+TEST(TierPathTest, PathsResolveThroughTheEnv) {
+  auto env = NewMemEnv();
+  Config config = ConfigWithPaths("{dir}/m/{node}", "{dir}/ssd/{node}", "{dir}/x/../m");
+  config.dir = "./cairn-data";
+  auto roots = ExpandTierRoots(env.get(), config, "3");
+  ASSERT_FALSE(roots.ok());
+  EXPECT_NE(roots.status().message().find("'./cairn-data/x/../m' (that is '/cairn-data/m')"),
+            std::string::npos)
+      << roots.status().message();
+  auto key = [&](const std::string& dir) {
+    return *ExpandTierPath(env.get(), "{dirkey}", dir, "0");
+  };
+  EXPECT_EQ(key("cairn-data"), key("/cairn-data"));
+  EXPECT_EQ(key("./a/../cairn-data/"), key("/cairn-data"));
 }
 
 }  // namespace

@@ -5,12 +5,12 @@ set -euo pipefail
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin gfortran
   libisal-dev libxxhash-dev libzstd-dev
   libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-matplotlib
+  python3 python3-matplotlib python3-venv
 )
 
 missing=()
@@ -30,4 +30,20 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The Python bindings' toolchain and test tools (bindings/python): a venv under
+# the build directory ($BUILD, as the Makefile's; default build), which CMake
+# picks up there. mpi4py is built from source against the system Open MPI: its
+# binary wheels carry an MPI of their own.
+build_dir=${BUILD:-build}
+[[ $build_dir == /* ]] || build_dir=$(cd "$(dirname "$0")/.." && pwd)/$build_dir
+venv=$build_dir/venv
+if ! "$venv/bin/python3" -c 'import scikit_build_core, pybind11, numpy, pytest, mpi4py' \
+    >/dev/null 2>&1; then
+  echo "bootstrap: installing the Python packages into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check \
+    scikit-build-core pybind11 numpy pytest
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check --no-binary mpi4py mpi4py
 fi

@@ -4,6 +4,7 @@
 // damaged newest version restores the older one on every rank, bit-exact.
 // Registered with 4 ranks on 2 virtual nodes; the damage is on the last
 // rank, in the last block of its part, on the only copy of the version.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -59,7 +60,8 @@ class MpiRestoreTest : public ::testing::Test {
     std::vector<uint64_t> data(kWords);
     ASSERT_EQ(cairn_protect(0, data.data(), data.size(), sizeof(uint64_t)), CAIRN_SUCCESS);
     for (int v : versions) {
-      data = VersionData(v);
+      const std::vector<uint64_t> next = VersionData(v);
+      std::copy(next.begin(), next.end(), data.begin());  // in place: the buffer is protected
       int rc = cairn_checkpoint("state", v);
       ASSERT_EQ(rc, CAIRN_SUCCESS) << cairn_error_message(rc);
     }

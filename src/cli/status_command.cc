@@ -3,7 +3,11 @@
 // (Eq. 1, 2 of the CLC), and where the Checkpoint Location Controller put the
 // checkpoints — memory, ssd or skipped — in the latest run and over all runs
 // (the placement history, runtime/placement_history.h), with the slowdown it
-// measured last. docs/clc.md "Status" describes every field.
+// measured last. The rate, its source, the lifetimes and the verdicts are
+// the ones the controller's last decision used, read from the history, not
+// measured again here: status says what the controller saw. A verdict (the
+// lifetime pace, the slowdown bound) is shown only where the decision's
+// policy applied it. docs/clc.md "Status" describes every field.
 #include <time.h>
 
 #include <algorithm>
@@ -52,6 +56,18 @@ struct Split {
   }
 };
 
+// The B_SSD shown, with the lifetimes at that rate and the verdict on them.
+struct RateView {
+  double bps = 0;             // B_SSD, bytes/s; +inf when the engine had no reading
+  std::string source;         // WearSourceName, "none", or "ledger" for the fallback
+  double time = 0;            // the decision's wall time (or the ledger's last sample)
+  std::string policy;         // the decision's (or, without one, the configured) policy
+  LifetimeEstimate life;
+  // L_estimated > L_expected, when the lifetime test decided placements;
+  // nullopt when the policy did not apply it.
+  std::optional<bool> pace_ok;
+};
+
 struct NodeStatus {
   std::string node;
   std::string root;        // the node's ssd tier directory
@@ -61,18 +77,73 @@ struct NodeStatus {
   std::vector<std::string> problems;
   bool failed = false;     // a ledger or history that exists could not be read
 
-  // The rate and the lifetimes at that rate.
-  double rate_start = 0;   // the span the rate is measured over
-  double rate_end = 0;
-  double rate_bps = 0;
-  SsdWear wear;
-  LifetimeEstimate life;
+  SsdWear wear;            // PBW_used now, from the ledger
+  RateView rate;
 
   Split latest;
   Split overall;
   const PlacementRecord* last() const { return history.empty() ? nullptr : &history.back(); }
   bool has_data() const { return !history.empty() || !ledger.writers.empty(); }
 };
+
+// Whether a record's decision applied each test. A record from before the
+// policy was recorded (policy "") says both were, as status showed them then.
+bool LifetimeTestApplied(const PlacementRecord& r) {
+  return (r.policy.empty() || r.policy == "clc") && r.lifetime_checked;
+}
+bool SlowdownTestApplied(const PlacementRecord& r) {
+  return (r.policy.empty() || r.policy == "clc") && r.slowdown_checked;
+}
+
+// What the controller used at its last decision on this node.
+RateView RateFromRecord(const PlacementRecord& r) {
+  RateView v;
+  v.bps = r.bandwidth;
+  v.source = r.wear_source;
+  v.time = r.time;
+  v.policy = r.policy;
+  v.life.expected_seconds = r.expected_lifetime_seconds;
+  v.life.estimated_seconds = r.estimated_lifetime_seconds;
+  if (LifetimeTestApplied(r)) v.pace_ok = v.life.estimated_seconds > v.life.expected_seconds;
+  return v;
+}
+
+// Without a history no decision was made: B_SSD from the ledger over its
+// life (or the configured window before its last sample), as the
+// controller would measure it, and the verdict only if the configured
+// policy applies the lifetime test.
+RateView RateFromLedger(const WearLedgerSnapshot& ledger, const Config& config) {
+  RateView v;
+  v.source = "ledger";
+  v.policy = PlacementPolicyName(config.placement.policy);
+  for (const WearWriterState& w : ledger.writers) {
+    if (!w.series.empty()) v.time = std::max(v.time, w.series.back().time);
+  }
+  WearReading reading;
+  reading.ledger_bytes = ledger.bytes;
+  if (v.time > 0) reading.bandwidth = ledger.Bandwidth(v.time, config.placement.bandwidth_window, 0);
+  v.bps = reading.bandwidth;
+  v.life = EstimateLifetime(MakeSsdWear(config.ssd_endurance(), reading));
+  if (config.placement.policy == PlacementPolicy::kClc && config.placement.lifetime) {
+    v.pace_ok = v.life.estimated_seconds > v.life.expected_seconds;
+  }
+  return v;
+}
+
+// The latest run's and all runs' splits. One run's records are contiguous:
+// its node's first rank appends them.
+void CountPlacements(NodeStatus& n) {
+  const PlacementRecord* last = n.last();
+  if (last == nullptr) return;
+  double previous_start = std::nan("");
+  for (const PlacementRecord& r : n.history) {
+    if (r.run_start != previous_start) ++n.overall.runs;
+    previous_start = r.run_start;
+    n.overall.Add(r);
+    if (r.run_start == last->run_start) n.latest.Add(r);
+  }
+  n.latest.runs = 1;
+}
 
 std::string Utc(double seconds) {
   time_t t = static_cast<time_t>(seconds);
@@ -91,6 +162,13 @@ std::string Percent(int64_t part, int64_t whole) {
   return whole == 0 ? "-" : fmt::format("{:.1f} %", 100.0 * static_cast<double>(part) /
                                                        static_cast<double>(whole));
 }
+
+std::string Rate(double bps) {
+  return std::isfinite(bps) ? fmt::format("{:.2f} MB/s", bps / 1e6) : std::string("unknown");
+}
+
+// JSON has no infinity: null.
+Json FiniteOrNull(double d) { return std::isfinite(d) ? Json(d) : Json(); }
 
 // Reads one node's ledger and history and derives the figures.
 NodeStatus ReadNode(Env* env, const Config& config, const NodeTier& nt) {
@@ -116,39 +194,11 @@ NodeStatus ReadNode(Env* env, const Config& config, const NodeTier& nt) {
     n.failed = true;
     n.problems.push_back("placement history: " + history.status().ToString());
   }
-
-  // The current rate: B_SSD over the latest run (the controller's span,
-  // and its window if one is configured); with no history, over the
-  // ledger's whole life.
-  double end = 0;
-  for (const WearWriterState& w : n.ledger.writers) {
-    if (!w.series.empty()) end = std::max(end, w.series.back().time);
-  }
-  double not_before = 0;
-  if (const PlacementRecord* last = n.last()) {
-    not_before = last->run_start;
-    end = std::max(end, last->time + last->checkpoint_seconds);
-    // One run's records are contiguous: its node's first rank appends them.
-    double previous_start = std::nan("");
-    for (const PlacementRecord& r : n.history) {
-      if (r.run_start != previous_start) ++n.overall.runs;
-      previous_start = r.run_start;
-      n.overall.Add(r);
-      if (r.run_start == last->run_start) n.latest.Add(r);
-    }
-    n.latest.runs = 1;
-  }
-  WearReading reading;
-  reading.ledger_bytes = n.ledger.bytes;
-  if (end > 0) {
-    const double window = config.placement.bandwidth_window;
-    n.rate_start = n.ledger.SpanStart(end, window, not_before);
-    n.rate_end = end;
-    reading.bandwidth = n.ledger.Bandwidth(end, window, not_before);
-  }
-  n.rate_bps = reading.bandwidth;
-  n.wear = MakeSsdWear(config.ssd_endurance(), reading);
-  n.life = EstimateLifetime(n.wear);
+  CountPlacements(n);
+  WearReading now;
+  now.ledger_bytes = n.ledger.bytes;
+  n.wear = MakeSsdWear(config.ssd_endurance(), now);
+  n.rate = n.last() ? RateFromRecord(*n.last()) : RateFromLedger(n.ledger, config);
   return n;
 }
 
@@ -172,21 +222,21 @@ Json NodeJson(const NodeStatus& n) {
   v["ssd_bytes_used"] = n.wear.used_bytes;
   v["ssd_rating_bytes"] = n.wear.rating_bytes;
   v["warranty_s"] = n.wear.warranty_seconds;
-  v["rate_bps"] = n.rate_bps;
-  v["rate_start"] = n.rate_start;
-  v["rate_end"] = n.rate_end;
-  v["expected_lifetime_s"] = n.life.expected_seconds;
-  // JSON has no infinity: null is an SSD that is not being written.
-  v["estimated_lifetime_s"] =
-      std::isinf(n.life.estimated_seconds) ? Json() : Json(n.life.estimated_seconds);
-  v["wearing_too_fast"] = !(n.life.estimated_seconds > n.life.expected_seconds);
+  v["rate_bps"] = FiniteOrNull(n.rate.bps);  // null: the engine had no reading
+  v["wear_source"] = n.rate.source;
+  v["rate_time"] = n.rate.time;
+  v["expected_lifetime_s"] = n.rate.life.expected_seconds;
+  // null: an SSD that is not being written.
+  v["estimated_lifetime_s"] = FiniteOrNull(n.rate.life.estimated_seconds);
+  // null: the policy did not apply the lifetime test.
+  v["wearing_too_fast"] = n.rate.pace_ok ? Json(!*n.rate.pace_ok) : Json();
   const PlacementRecord* last = n.last();
-  v["wear_source"] = last ? last->wear_source : std::string("ledger");
+  v["policy"] = last && !last->policy.empty() ? Json(last->policy) : Json();
   v["latest_run_start"] = last ? Json(last->run_start) : Json();
   v["latest_run"] = SplitJson(n.latest);
   v["overall"] = SplitJson(n.overall);
   v["slowdown"] = last ? Json(last->slowdown) : Json();
-  v["slowdown_bound"] = last ? Json(last->slowdown_bound) : Json();
+  v["slowdown_bound"] = last && SlowdownTestApplied(*last) ? Json(last->slowdown_bound) : Json();
   v["last_rule"] = last ? Json(last->rule) : Json();
   Json problems = Json::array();
   for (const std::string& p : n.problems) problems.emplace_back(p);
@@ -194,16 +244,20 @@ Json NodeJson(const NodeStatus& n) {
   return v;
 }
 
+// "ok" / "too fast", or why there is no verdict.
+std::string PaceText(const NodeStatus& n) {
+  if (n.rate.pace_ok) return *n.rate.pace_ok ? "ok" : "too fast";
+  const std::string& policy = n.rate.policy;
+  return policy.empty() || policy == "clc" ? "- (test off)" : "- (policy " + policy + ")";
+}
+
 void PrintText(const std::vector<NodeStatus>& nodes, const Config& config) {
   const SsdEndurance e = config.ssd_endurance();
   std::printf(
-      "SSD endurance %s PBW, warranty %s, written before Cairn %s; rate = B_SSD over the latest "
-      "run (%s)\n\n",
+      "SSD endurance %s PBW, warranty %s, written before Cairn %s; rate, lifetimes and pace as "
+      "the controller's last decision saw them (placement history; without one, the ledger's)\n\n",
       fmt::format("{:g}", e.rating_bytes / 1e15).c_str(), Years(e.warranty_seconds).c_str(),
-      HumanBytes(static_cast<uint64_t>(e.already_written_bytes)).c_str(),
-      config.placement.bandwidth_window > 0
-          ? fmt::format("last {:g} s", config.placement.bandwidth_window).c_str()
-          : "since the run started");
+      HumanBytes(static_cast<uint64_t>(e.already_written_bytes)).c_str());
   Table wear({"NODE", "WRITTEN BY CAIRN", "RATED LIFE USED", "RATE", "LIFETIME AT RATE",
               "EXPECTED", "PACE", "RATE FROM"});
   Table placement({"NODE", "RUN", "CALLS", "MEMORY", "SSD", "SKIPPED", "SLOWDOWN", "BOUND",
@@ -212,15 +266,15 @@ void PrintText(const std::vector<NodeStatus>& nodes, const Config& config) {
     const PlacementRecord* last = n.last();
     wear.Add({n.node, HumanBytes(n.ledger.bytes),
               fmt::format("{:.3g} %", 100 * n.wear.used_bytes / n.wear.rating_bytes),
-              fmt::format("{:.2f} MB/s", n.rate_bps / 1e6), Years(n.life.estimated_seconds),
-              Years(n.life.expected_seconds),
-              n.life.estimated_seconds > n.life.expected_seconds ? "ok" : "too fast",
-              last ? last->wear_source : "ledger"});
+              Rate(n.rate.bps), Years(n.rate.life.estimated_seconds),
+              Years(n.rate.life.expected_seconds), PaceText(n), n.rate.source});
     auto row = [&](const std::string& runs, const Split& s, bool with_last) {
+      const bool bound = with_last && last && SlowdownTestApplied(*last);
       placement.Add({n.node, runs, std::to_string(s.calls), Percent(s.memory, s.calls),
                      Percent(s.ssd, s.calls), Percent(s.skip, s.calls),
                      with_last && last ? fmt::format("{:.1f} %", 100 * last->slowdown) : "",
-                     with_last && last ? fmt::format("{:g} %", 100 * last->slowdown_bound) : "",
+                     bound ? fmt::format("{:g} %", 100 * last->slowdown_bound)
+                           : with_last && last ? "-" : "",
                      with_last && last ? last->rule : ""});
     };
     if (last) {
@@ -362,8 +416,9 @@ void AddStatusCommand(CLI::App& app, int& exit_code) {
                   "bytes over time; needs python3 with matplotlib")
       ->type_name("FILE.png");
   cmd->footer(
-      "Rate: B_SSD over the latest run (placement.bandwidth_window if set), or over the "
-      "ledger's life without a history. Exit status: 0 ok (also when nothing is recorded "
+      "Rate, lifetimes and pace: as the controller's last decision on the node used them "
+      "(placement history); a verdict the decision's policy did not apply is shown as '-'. "
+      "Without a history, B_SSD over the ledger's life. Exit status: 0 ok (also when nothing is recorded "
       "yet), 2 bad configuration, 1 a ledger or history could not be read or the plot not "
       "drawn.");
   cmd->callback([&exit_code, config, json, plot] {

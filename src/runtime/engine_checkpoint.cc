@@ -591,6 +591,9 @@ void Engine::AppendHistory(const std::string& name, const CheckpointReport& repo
   r.slowdown = o.decision.max_slowdown;
   r.slowdown_bound = config_.placement.slowdown_bound;
   r.checkpoint_seconds = report.seconds;
+  r.policy = PlacementPolicyName(config_.placement.policy);
+  r.lifetime_checked = o.local.lifetime_checked;
+  r.slowdown_checked = o.local.slowdown_checked;
   Status s = AppendPlacementRecord(env_, ssd->root(), r);
   if (!s.ok()) Log(LogLevel::kWarn, "placement history: {}", s.ToString());
 }

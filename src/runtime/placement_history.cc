@@ -17,6 +17,7 @@ using Member = std::variant<double PlacementRecord::*, int64_t PlacementRecord::
 struct Field {
   const char* name;
   Member member;
+  bool optional = false;  // absent: the member keeps PlacementRecord's default
 };
 
 // The one list of members: encoding, decoding and their order on the line.
@@ -40,6 +41,9 @@ const Field kFields[] = {
     {"slowdown", &PlacementRecord::slowdown},
     {"slowdown_bound", &PlacementRecord::slowdown_bound},
     {"checkpoint_seconds", &PlacementRecord::checkpoint_seconds},
+    {"policy", &PlacementRecord::policy, true},
+    {"lifetime_checked", &PlacementRecord::lifetime_checked, true},
+    {"slowdown_checked", &PlacementRecord::slowdown_checked, true},
 };
 
 Json EncodeDouble(double d) {
@@ -61,6 +65,7 @@ Result<double> DecodeDouble(const JsonField& v) {
 
 // Reads member f of `object` into r.
 Status DecodeField(const JsonField& object, const Field& f, PlacementRecord* r) {
+  if (f.optional && !object.Find(f.name)) return Status::Ok();
   CAIRN_ASSIGN_OR_RETURN(JsonField v, object.Member(f.name));
   return std::visit(
       [&](auto member) -> Status {

@@ -14,7 +14,9 @@
 // that JSON cannot express are the strings "inf", "-inf" and "nan" (an idle
 // SSD has an infinite estimated lifetime). Readers ignore members they do
 // not know, so a later Cairn may add members without breaking an older
-// `cairn status`; every member named below is required.
+// `cairn status`; every member named below is required, except those marked
+// "optional": added later, they take the value noted when absent, so that
+// an older history still reads.
 //
 // Torn lines. An append is one write(2) of the whole line, so a torn line
 // comes only from a crash or a full device in the middle of it. The reader
@@ -60,6 +62,13 @@ struct PlacementRecord {
   double slowdown = 0;       // max T_slowdown over ranks, Eq. (3)
   double slowdown_bound = 0;
   double checkpoint_seconds = 0; // this call's time inside cairn (filled after the write)
+  // What the decision used ([placement] policy and the clc switches), so
+  // that `cairn status` shows a verdict only where the controller applied
+  // it. Optional: a record without them (older Cairn) reads as policy ""
+  // (not recorded) with both tests counted as used, as status showed them.
+  std::string policy;             // PlacementPolicyName: "clc", "memory", "ssd", "ratio"
+  bool lifetime_checked = true;   // Eq. (1) vs (2) decided (policy clc, lifetime = true)
+  bool slowdown_checked = true;   // T_slowdown vs slowdown_bound decided (clc, slowdown = true)
 
   friend bool operator==(const PlacementRecord&, const PlacementRecord&) = default;
 };

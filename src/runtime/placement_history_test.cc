@@ -35,6 +35,9 @@ PlacementRecord Sample(int64_t number) {
   r.slowdown = 0.0731;
   r.slowdown_bound = 0.1;
   r.checkpoint_seconds = 0.125;
+  r.policy = "clc";
+  r.lifetime_checked = true;
+  r.slowdown_checked = number % 2 == 0;
   return r;
 }
 
@@ -123,6 +126,27 @@ TEST(PlacementHistoryTest, IntegersAreExactBeyondDoublePrecision) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->node_bytes, r.node_bytes);
   EXPECT_EQ(back->version, r.version);
+}
+
+// Histories written before the policy and the tests used were recorded
+// still read: as policy "" with both tests counted as used.
+TEST(PlacementHistoryTest, OptionalMembersTakeTheirDefaultsWhenAbsent) {
+  PlacementRecord r = Sample(5);
+  r.policy = "memory";
+  r.lifetime_checked = r.slowdown_checked = false;
+  std::string line = EncodePlacementRecord(r);
+  size_t at = line.find(",\"policy\":");
+  ASSERT_NE(at, std::string::npos) << line;
+  line.erase(at, line.rfind('}') - at);
+  auto back = DecodePlacementRecord(line);
+  ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << line;
+  EXPECT_EQ(back->policy, "");
+  EXPECT_TRUE(back->lifetime_checked);
+  EXPECT_TRUE(back->slowdown_checked);
+  EXPECT_EQ(back->checkpoint_seconds, r.checkpoint_seconds);
+  // Present, they are checked like any other member.
+  ExpectBadMember(WithMember(EncodePlacementRecord(r), "slowdown_checked", "1"),
+                  "slowdown_checked");
 }
 
 TEST(PlacementHistoryTest, UnknownMembersAreIgnored) {

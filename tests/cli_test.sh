@@ -74,6 +74,44 @@ check "inspect shows both ranks' parts with CRC ok on every tier" \
   test "$(echo "$inspect" | grep -c 'r00000[01].part .* ok$')" -eq 6
 check "inspect of a missing version fails" bash -c "! '$CAIRN' inspect heat 7 --config '$WORK/cairn.toml' 2>/dev/null"
 
+# --- two jobs in one version directory (issue 10 item 3) ---------------------
+# A 4-rank job writes versions 10 and 20; a 2-rank job in the same
+# directories starts afresh and writes them again. Nodes 0-1 then hold the
+# 2-rank run's ranks 0-1, nodes 2-3 the 4-rank run's ranks 2-3: list and
+# inspect show each run apart, never one "4/4 complete" version.
+sed -e "s|$WORK/data|$WORK/jobs|" -e "s|$WORK/shm|$WORK/jobshm|" "$WORK/cairn.toml" > "$WORK/jobs.toml"
+for np in 4 2; do
+  mpirun --allow-run-as-root --oversubscribe -np $np "$HEAT" --steps 20 --every 10 --rows 32 \
+    --cols 32 --config "$WORK/jobs.toml" --out "$WORK/jobs-$np.bin" > "$WORK/jobs-$np.log" 2>&1 \
+    || { cat "$WORK/jobs-$np.log"; echo "FAIL heat run on $np ranks"; failures=$((failures + 1)); }
+done
+list=$("$CAIRN" list --config "$WORK/jobs.toml")
+echo "$list"
+check "list never adds two runs' ranks up to a complete version" \
+  test -z "$(grep -E ' 4/4 +' <<< "$list")"
+check "list shows the 2-rank run of version 20 complete and the 4-rank run's rest apart" \
+  test "$(grep -cE '^memory +heat +20 +2/2 .* complete +[0-9a-f]{16} +0,1$' <<< "$list")" -eq 1 \
+       -a "$(grep -cE '^memory +heat +20 +2/4 .* incomplete +[0-9a-f]{16} +2,3$' <<< "$list")" -eq 1
+check "list --json gives each run of version 20 its run_id and nranks" python3 - <(
+  "$CAIRN" list --json --config "$WORK/jobs.toml") <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+v20 = {r["nranks"]: r for r in rows if r["tier"] == "memory" and r["version"] == 20}
+assert set(v20) == {2, 4}, rows
+assert v20[2]["complete"] and v20[2]["ranks_complete"] == 2, v20
+assert not v20[4]["complete"] and v20[4]["ranks_complete"] == 2, v20
+assert isinstance(v20[2]["run_id"], int) and v20[2]["run_id"] != v20[4]["run_id"], v20
+PY
+inspect=$("$CAIRN" inspect heat 20 --config "$WORK/jobs.toml")
+echo "$inspect"
+check "inspect closes each run of version 20 with its own count" \
+  test "$(grep -cE '^memory tier, run [0-9a-f]{16}: 2/2 ranks, complete$' <<< "$inspect")" -eq 1 \
+       -a "$(grep -cE '^memory tier, run [0-9a-f]{16}: 2/4 ranks, incomplete$' <<< "$inspect")" -eq 1
+check "inspect --json names each copy's run and job size" \
+  json_ok 'all(l["run_id"] and l["nranks"] in (2, 4) for l in lines)
+           and {l["nranks"] for l in lines if l["rank"] >= 2} == {4}' \
+  <<< "$("$CAIRN" inspect heat 20 --json --config "$WORK/jobs.toml")"
+
 check "verify passes on intact storage" "$CAIRN" verify --config "$WORK/cairn.toml"
 
 # One garbled shard of a memory part: its sidecar corrects it, yet the copy
@@ -345,6 +383,54 @@ check "status over the heat run: 4 calls per node, all to memory by the policy" 
 check "status over the heat run: each node's ledger counts the drains into the SSD" \
   test "$("$CAIRN" status --json --config "$WORK/cairn.toml" |
           python3 -c 'import json, sys; print(sum(json.loads(l)["ledger_bytes"] > 0 for l in sys.stdin))')" -eq 2
+
+# What status shows is what the controller used (issue 10 item 11): the
+# rate, its source and the lifetimes of the last decision, as the history
+# records them, not the ledger measured again (here there is no ledger at
+# all: measured again, the rate would be 0 and the pace ok); and no bound or
+# pace verdict under a policy that did not apply them.
+cat > "$WORK/rate.toml" <<TOML
+[general]
+dir = "$WORK/rdata"
+log_level = "error"
+[tiers.memory]
+path = "$WORK/rshm/{node}"
+TOML
+python3 - "$WORK/rdata/ssd" <<'PY'
+import json, os, sys
+def record(policy, checked, bandwidth, source, rule, slowdown):
+    return {"run_start": 1767225600, "time": 1767225660, "name": "heat", "version": 10,
+            "number": 1, "placement": "memory", "rule": rule, "forced": False,
+            "node_bytes": 10**9, "ssd_bytes_used": 0, "ssd_rating_bytes": 14.6e15,
+            "warranty_seconds": 157788000, "bandwidth": bandwidth, "wear_source": source,
+            "expected_lifetime_seconds": 1.5e8, "estimated_lifetime_seconds": 1.0e8
+            if policy == "clc" else 2.0e8, "slowdown": slowdown, "slowdown_bound": 0.1,
+            "checkpoint_seconds": 0.05, "policy": policy, "lifetime_checked": checked,
+            "slowdown_checked": checked}
+for node, r in (("0", record("clc", True, 123e6, "sysfs", "lifetime", 0.07)),
+                ("1", record("memory", False, 91e6, "ledger", "policy-memory", 0.05))):
+    os.makedirs(os.path.join(sys.argv[1], node, ".status"))
+    with open(os.path.join(sys.argv[1], node, ".status", "history.jsonl"), "w") as f:
+        f.write(json.dumps(r) + "\n")
+PY
+rate_status=$("$CAIRN" status --config "$WORK/rate.toml"); rc=$?
+echo "$rate_status"
+check "status shows the rate, source and pace of the controller's last decision" \
+  test $rc -eq 0 -a "$(grep -cE '^0 .* 123.00 MB/s +3.17 y +4.75 y +too fast +sysfs$' \
+                       <<< "$rate_status")" -eq 1
+check "status under policy memory shows the rate but no pace verdict" \
+  test "$(grep -cE '^1 .* 91.00 MB/s +6.34 y +4.75 y +- \(policy memory\) +ledger$' \
+          <<< "$rate_status")" -eq 1
+check "status shows the slowdown bound under clc and none under policy memory" \
+  test "$(grep -cE '^0 +latest, .* +7.0 % +10 % +lifetime$' <<< "$rate_status")" -eq 1 \
+       -a "$(grep -cE '^1 +latest, .* +5.0 % +- +policy-memory$' <<< "$rate_status")" -eq 1
+check "status --json: the decision's figures, null where the policy applied no test" \
+  json_ok 'lines[0]["rate_bps"] == 123e6 and lines[0]["wear_source"] == "sysfs"
+           and lines[0]["wearing_too_fast"] is True and lines[0]["slowdown_bound"] == 0.1
+           and lines[0]["policy"] == "clc" and lines[1]["policy"] == "memory"
+           and lines[1]["rate_bps"] == 91e6 and lines[1]["wearing_too_fast"] is None
+           and lines[1]["slowdown_bound"] is None' \
+  <<< "$("$CAIRN" status --json --config "$WORK/rate.toml")"
 
 # --- cairn profile under mpirun: process parallelism (issue 5) -------------
 cat > "$WORK/profile.toml" <<TOML

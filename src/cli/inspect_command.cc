@@ -1,6 +1,10 @@
 // cairn inspect NAME VERSION: every copy of one version, rank by rank: where
-// it is, its files and regions, and whether every block passes its CRC.
+// it is, which run wrote it, its files and regions, and whether every block
+// passes its CRC. Copies are shown run by run (cli/inventory.h, GroupByRun),
+// each run closed by a line saying whether its ranks make it whole.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/inventory.h"
 #include "cli/output.h"
@@ -53,32 +57,47 @@ FileContents DescribeContents(const Tier& tier, const CopyInfo& c, const FileEnt
   return out;
 }
 
+// The run a line belongs to: "<run id> of <nranks>", "-" parts unknown.
+std::string RunCell(const RunCopies& run) {
+  return fmt::format("{} of {}", RunIdText(run.run_id),
+                     run.nranks > 0 ? std::to_string(run.nranks) : "?");
+}
+
+// The members every JSON line of a copy starts with.
+JsonObject CopyJson(const RunCopies& run, const CopyInfo& c) {
+  JsonObject o;
+  o["tier"] = TierKindName(c.tier);
+  o["node"] = c.node;
+  o["run_id"] = run.run_id == 0 ? JsonObject() : JsonObject(run.run_id);
+  o["nranks"] = run.nranks;
+  o["rank"] = c.rank;
+  return o;
+}
+
 // A copy that is not complete: one line saying why.
-void ShowUnusableCopy(const CopyInfo& c, bool json, Table& table) {
+void ShowUnusableCopy(const RunCopies& run, const CopyInfo& c, bool json, Table& table) {
   std::string state = c.state == CopyState::kDamaged
                           ? fmt::format("{}: {}", CopyStateName(c.state), c.problem)
                           : CopyStateName(c.state);
   if (json) {
-    PrintJsonLine({{"tier", TierKindName(c.tier)}, {"node", c.node}, {"rank", c.rank},
-                   {"state", state}});
+    JsonObject o = CopyJson(run, c);
+    o["state"] = state;
+    PrintJsonLine(o);
   } else {
-    table.Add({TierKindName(c.tier), c.node, std::to_string(c.rank), "-", "-", "-", state});
+    table.Add({TierKindName(c.tier), RunCell(run), c.node, std::to_string(c.rank), "-", "-", "-",
+               state});
   }
 }
 
 // A complete copy: one line per file, each checked against its CRCs.
-void ShowCompleteCopy(const CopyInfo& c, bool json, Table& table) {
+void ShowCompleteCopy(const RunCopies& run, const CopyInfo& c, bool json, Table& table) {
   const Tier tier = TierOf(PosixEnv(), c);
   for (const auto& f : c.manifest.files) {
     Status crc = VerifyFile(tier, c.name, c.version, f);
     FileContents contents = DescribeContents(tier, c, f);
     std::string status = crc.ok() ? "ok" : crc.ToString();
     if (json) {
-      JsonObject o;
-      o["tier"] = TierKindName(c.tier);
-      o["node"] = c.node;
-      o["rank"] = c.rank;
-      o["nranks"] = c.nranks;
+      JsonObject o = CopyJson(run, c);
       o["file"] = f.name;
       o["kind"] = FileKindName(f.kind);
       o["bytes"] = f.size;
@@ -87,7 +106,7 @@ void ShowCompleteCopy(const CopyInfo& c, bool json, Table& table) {
       o["crc"] = status;
       PrintJsonLine(o);
     } else {
-      table.Add({TierKindName(c.tier), c.node, std::to_string(c.rank), f.name,
+      table.Add({TierKindName(c.tier), RunCell(run), c.node, std::to_string(c.rank), f.name,
                  HumanBytes(f.size), contents.text, status});
     }
   }
@@ -99,24 +118,32 @@ int RunInspect(const std::string& config_path, const std::string& name, int64_t 
   if (!config.ok()) return ReportError("inspect", config.status());
   auto copies = TakeInventory(PosixEnv(), *config);
   if (!copies.ok()) return ReportError("inspect", copies.status());
-  Table table({"TIER", "NODE", "RANK", "FILE", "BYTES", "REGIONS", "CRC"});
-  int found = 0;
-  for (const auto& c : *copies) {
-    if (c.name != name || c.version != version) continue;
-    ++found;
-    if (c.state == CopyState::kComplete) {
-      ShowCompleteCopy(c, json, table);
-    } else {
-      ShowUnusableCopy(c, json, table);
+  Table table({"TIER", "RUN", "NODE", "RANK", "FILE", "BYTES", "REGIONS", "CRC"});
+  std::vector<std::string> summaries;
+  for (const RunCopies& run : GroupByRun(*copies)) {
+    if (run.name != name || run.version != version) continue;
+    for (const CopyInfo* c : run.copies) {
+      if (c->state == CopyState::kComplete) {
+        ShowCompleteCopy(run, *c, json, table);
+      } else {
+        ShowUnusableCopy(run, *c, json, table);
+      }
     }
+    summaries.push_back(fmt::format("{} tier, run {}: {}/{} ranks, {}", TierKindName(run.tier),
+                                    RunIdText(run.run_id), run.CompleteRanks(),
+                                    run.nranks > 0 ? std::to_string(run.nranks) : "?",
+                                    run.complete() ? "complete" : "incomplete"));
   }
-  if (found == 0) {
+  if (summaries.empty()) {
     return ReportError("inspect",
                        fmt::format("no copy of '{}' version {} in {}", name, version,
                                    DescribeSearchedTiers(PosixEnv(), *config)),
                        kExitNothingFound);
   }
-  if (!json) table.Print();
+  if (!json) {
+    table.Print();
+    for (const std::string& line : summaries) fmt::print("{}\n", line);
+  }
   return kExitOk;
 }
 

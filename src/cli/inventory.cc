@@ -1,6 +1,11 @@
 #include "cli/inventory.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include "format/layout.h"
 #include "runtime/catalog.h"
@@ -35,6 +40,7 @@ CopyInfo DescribeCopy(Env* env, const NodeTier& where, const std::string& name, 
   if (m.ok()) {
     info.state = CopyState::kComplete;
     info.nranks = m->nranks;
+    info.run_id = m->run_id;
     info.manifest = std::move(m).value();
   } else if (m.status().code() == Code::kNotFound &&
              !env->FileExists(tier.FilePath(name, version, ManifestFileName(rank)))) {
@@ -58,7 +64,61 @@ Status AddCopiesOfTier(Env* env, const NodeTier& where, std::vector<CopyInfo>& o
   return Status::Ok();
 }
 
+// Where a copy without a manifest goes: the one run of its version on its
+// tier whose job has that rank, else nowhere known (null).
+RunCopies* OnlyRunHolding(std::vector<RunCopies*>& runs_of_version, int rank) {
+  if (runs_of_version.size() != 1 || rank >= runs_of_version.front()->nranks) return nullptr;
+  return runs_of_version.front();
+}
+
 }  // namespace
+
+int RunCopies::CompleteRanks() const {
+  std::set<int> ranks;
+  for (const CopyInfo* c : copies) {
+    if (c->state == CopyState::kComplete) ranks.insert(c->rank);
+  }
+  return static_cast<int>(ranks.size());
+}
+
+std::vector<RunCopies> GroupByRun(const std::vector<CopyInfo>& copies) {
+  using Version = std::tuple<int, std::string, int64_t>;  // tier, name, version
+  using Key = std::tuple<int, std::string, int64_t, uint64_t, int>;  // + run_id, nranks
+  std::map<Key, RunCopies> groups;
+  auto group = [&](const CopyInfo& c, uint64_t run_id, int nranks) -> RunCopies& {
+    RunCopies& g = groups[{static_cast<int>(c.tier), c.name, c.version, run_id, nranks}];
+    g.tier = c.tier;
+    g.name = c.name;
+    g.version = c.version;
+    g.run_id = run_id;
+    g.nranks = nranks;
+    return g;
+  };
+  for (const CopyInfo& c : copies) {
+    if (c.state == CopyState::kComplete) group(c, c.run_id, c.nranks).copies.push_back(&c);
+  }
+  // std::map never moves its elements: the pointers stay valid.
+  std::map<Version, std::vector<RunCopies*>> runs;
+  for (auto& [key, g] : groups) runs[{static_cast<int>(g.tier), g.name, g.version}].push_back(&g);
+  std::vector<std::pair<const CopyInfo*, RunCopies*>> placed;
+  for (const CopyInfo& c : copies) {
+    if (c.state == CopyState::kComplete) continue;
+    placed.emplace_back(&c, OnlyRunHolding(runs[{static_cast<int>(c.tier), c.name, c.version}],
+                                           c.rank));
+  }
+  for (auto& [c, run] : placed) (run != nullptr ? *run : group(*c, 0, 0)).copies.push_back(c);
+  std::vector<RunCopies> out;
+  for (auto& [key, g] : groups) {
+    std::stable_sort(g.copies.begin(), g.copies.end(),
+                     [](const CopyInfo* a, const CopyInfo* b) { return a->rank < b->rank; });
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::string RunIdText(uint64_t run_id) {
+  return run_id == 0 ? "-" : fmt::format("{:016x}", run_id);
+}
 
 Result<Config> LoadCliConfig(const std::string& path) {
   return LoadConfig(path.empty() ? nullptr : path.c_str(), ProcessEnvLookup(), ProcessEnvNames(),

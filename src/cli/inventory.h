@@ -29,12 +29,40 @@ struct CopyInfo {
   int64_t version = 0;
   int rank = 0;
   int nranks = 0;      // valid when state == kComplete
+  uint64_t run_id = 0; // valid when state == kComplete (0: a format-1 manifest)
   CopyState state = CopyState::kIncomplete;
   std::string problem;  // why the copy is damaged
   Manifest manifest;    // valid when state == kComplete
   std::string root;     // the tier's directory of this node
   std::string dir;      // the version directory
 };
+
+// The copies of one version on one tier that one run (Manifest::run_id, on
+// a job of nranks ranks) wrote. A version directory can hold the copies of
+// several runs — a job of another size, or a later run that reused the
+// version number, overwrote only its own ranks' files — and only the ranks
+// of one run make a version whole.
+struct RunCopies {
+  TierKind tier = TierKind::kMemory;
+  std::string name;
+  int64_t version = 0;
+  uint64_t run_id = 0;  // 0: unknown (format-1 manifests, or no manifest read)
+  int nranks = 0;       // 0: unknown (no manifest of the run read)
+  std::vector<const CopyInfo*> copies;  // in inventory order; point into the inventory
+
+  int CompleteRanks() const;
+  bool complete() const { return nranks > 0 && CompleteRanks() == nranks; }
+};
+
+// Groups the inventory by tier, name, version, run and job size, in that
+// order. A copy without a readable manifest (incomplete or damaged) belongs
+// to no known run: it joins the version's run on that tier when there is
+// exactly one and its rank fits that job, else a group of unknown run.
+// The result points into `copies`, which must outlive it.
+std::vector<RunCopies> GroupByRun(const std::vector<CopyInfo>& copies);
+
+// "0123456789abcdef" (the run id in hex), or "-" for an unknown run.
+std::string RunIdText(uint64_t run_id);
 
 // The tier that holds copy, to read its files.
 Tier TierOf(Env* env, const CopyInfo& copy);

@@ -1,10 +1,10 @@
 // cairn list: versions per tier, with sizes and whether every rank's copy is
-// there (complete) or not.
+// there (complete) or not — one line per run that wrote the version, so
+// that the ranks of two jobs in one version directory never add up to a
+// complete version (cli/inventory.h, GroupByRun).
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <set>
-#include <tuple>
 
 #include "cli/inventory.h"
 #include "cli/output.h"
@@ -13,18 +13,15 @@
 namespace cairn {
 namespace {
 
-// One line of the listing: one version on one tier, over all its nodes.
+// One line of the listing: one run's copies of one version on one tier,
+// over all its nodes.
 struct VersionRow {
-  std::set<int> complete_ranks;
-  std::set<int> incomplete_ranks;  // incomplete or damaged copies
+  int complete_ranks = 0;
+  int incomplete_ranks = 0;  // incomplete or damaged copies
   std::set<std::string> nodes;
-  int nranks = 0;
   uint64_t bytes = 0;
   double created = 0;
 
-  bool complete() const {
-    return nranks > 0 && static_cast<int>(complete_ranks.size()) == nranks;
-  }
   std::string NodeList() const {
     std::string out;
     for (const auto& n : nodes) out += (out.empty() ? "" : ",") + n;
@@ -32,37 +29,33 @@ struct VersionRow {
   }
 };
 
-// Keyed by tier (in TierKind order: memory, ssd, pfs), name and version.
-using Rows = std::map<std::tuple<int, std::string, int64_t>, VersionRow>;
-
-Rows GroupByVersion(const std::vector<CopyInfo>& copies) {
-  Rows rows;
-  for (const auto& c : copies) {
-    VersionRow& row = rows[{static_cast<int>(c.tier), c.name, c.version}];
-    row.nodes.insert(c.node);
-    if (c.state == CopyState::kComplete) {
-      row.complete_ranks.insert(c.rank);
-      row.nranks = std::max(row.nranks, c.nranks);
-      row.bytes += c.manifest.DataBytes();
-      row.created = std::max(row.created, c.manifest.created);
+VersionRow Summarize(const RunCopies& run) {
+  VersionRow row;
+  row.complete_ranks = run.CompleteRanks();
+  for (const CopyInfo* c : run.copies) {
+    row.nodes.insert(c->node);
+    if (c->state == CopyState::kComplete) {
+      row.bytes += c->manifest.DataBytes();
+      row.created = std::max(row.created, c->manifest.created);
     } else {
-      row.incomplete_ranks.insert(c.rank);
+      ++row.incomplete_ranks;
     }
   }
-  return rows;
+  return row;
 }
 
-JsonObject RowJson(const std::string& tier, const std::string& name, int64_t version,
-                   const VersionRow& row) {
+JsonObject RowJson(const RunCopies& run, const VersionRow& row) {
   JsonObject o;
-  o["tier"] = tier;
-  o["name"] = name;
-  o["version"] = version;
-  o["ranks_complete"] = row.complete_ranks.size();
-  o["ranks_incomplete"] = row.incomplete_ranks.size();
-  o["nranks"] = row.nranks;
+  o["tier"] = TierKindName(run.tier);
+  o["name"] = run.name;
+  o["version"] = run.version;
+  // null: a run that cannot be told (format-1 manifests, no manifest).
+  o["run_id"] = run.run_id == 0 ? JsonObject() : JsonObject(run.run_id);
+  o["ranks_complete"] = row.complete_ranks;
+  o["ranks_incomplete"] = row.incomplete_ranks;
+  o["nranks"] = run.nranks;
   o["bytes"] = row.bytes;
-  o["complete"] = row.complete();
+  o["complete"] = run.complete();
   o["created"] = row.created;
   o["nodes"] = row.NodeList();
   return o;
@@ -73,19 +66,18 @@ int RunList(const std::string& config_path, bool json) {
   if (!config.ok()) return ReportError("list", config.status());
   auto copies = TakeInventory(PosixEnv(), *config);
   if (!copies.ok()) return ReportError("list", copies.status());
-  Table table({"TIER", "NAME", "VERSION", "RANKS", "BYTES", "STATE", "NODES"});
-  for (const auto& [key, row] : GroupByVersion(*copies)) {
-    const auto& [kind, name, version] = key;
-    const std::string tier = TierKindName(static_cast<TierKind>(kind));
+  Table table({"TIER", "NAME", "VERSION", "RANKS", "BYTES", "STATE", "RUN", "NODES"});
+  for (const RunCopies& run : GroupByRun(*copies)) {
+    const VersionRow row = Summarize(run);
     if (json) {
-      PrintJsonLine(RowJson(tier, name, version, row));
+      PrintJsonLine(RowJson(run, row));
       continue;
     }
-    std::string ranks = row.nranks > 0
-                            ? fmt::format("{}/{}", row.complete_ranks.size(), row.nranks)
-                            : "0/?";
-    table.Add({tier, name, std::to_string(version), ranks, HumanBytes(row.bytes),
-               row.complete() ? "complete" : "incomplete", row.NodeList()});
+    std::string ranks = run.nranks > 0 ? fmt::format("{}/{}", row.complete_ranks, run.nranks)
+                                       : fmt::format("{}/?", row.complete_ranks);
+    table.Add({TierKindName(run.tier), run.name, std::to_string(run.version), ranks,
+               HumanBytes(row.bytes), run.complete() ? "complete" : "incomplete",
+               RunIdText(run.run_id), row.NodeList()});
   }
   if (json) return kExitOk;
   if (table.empty()) {
@@ -99,11 +91,14 @@ int RunList(const std::string& config_path, bool json) {
 }  // namespace
 
 void AddListCommand(CLI::App& app, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand("list", "List checkpoint versions on every tier");
+  CLI::App* cmd = app.add_subcommand(
+      "list",
+      "List checkpoint versions on every tier: one line per version, tier and run (the job "
+      "that wrote it), with its ranks complete out of that job's size");
   auto config = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--config", *config, "Cairn configuration file (default: $CAIRN_CONFIG or built-in)");
-  cmd->add_flag("--json", *json, "One JSON object per version and tier");
+  cmd->add_flag("--json", *json, "One JSON object per version, tier and run");
   cmd->callback([&exit_code, config, json] { exit_code = RunList(*config, *json); });
 }
 

@@ -37,6 +37,10 @@ TEST(RecoverableVersionsTest, EveryRankOnSomeTierFromAJobOfThatSize) {
   copies.push_back(Copy("heat", 40, 1, 4));
   copies.push_back(Copy("heat", 50, 0, 2));
   copies.push_back(Copy("heat", 50, 1, 2, CopyState::kDamaged));
+  copies.push_back(Copy("heat", 60, 0, 2));  // two runs of one job size do not add up
+  copies.back().run_id = 7;
+  copies.push_back(Copy("heat", 60, 1, 2));
+  copies.back().run_id = 8;
   EXPECT_EQ(RecoverableVersions(copies), (std::set<int64_t>{10, 30}));
 }
 

@@ -29,7 +29,8 @@ class CairnSettings {
 
   // Sets Cairn key `key` ("tiers.ssd.path") to `value`; a later Set wins.
   void Set(const std::string& key, Value value) { keys_[key] = std::move(value); }
-  bool Has(const std::string& key) const { return keys_.count(key) != 0; }
+  const std::map<std::string, Value>& keys() const { return keys_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   // Points the node-local tier at `base`: the memory tier when `base` is
   // on tmpfs (/dev/shm), else the ssd tier; one directory per node below it.

@@ -1,0 +1,143 @@
+// Unit tests of the compatibility layers' configuration translation and
+// routed-file names (no MPI job needed: nothing here calls cairn_init).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "compat/common/cairn_settings.h"
+#include "compat/common/ini_file.h"
+#include "compat/fti/fti_config.h"
+#include "compat/scr/scr_config.h"
+#include "compat/veloc/veloc_config.h"
+
+namespace cairn_compat {
+namespace {
+
+// A configuration file with `text` in a fresh temporary path.
+std::string WriteFile(const std::string& text) {
+  char path[] = "/tmp/cairn-compat-test-XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  std::FILE* f = fdopen(fd, "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+template <typename T>
+T Get(const CairnSettings& s, const std::string& key) {
+  auto it = s.keys().find(key);
+  EXPECT_NE(it, s.keys().end()) << key;
+  return it == s.keys().end() ? T{} : std::get<T>(it->second);
+}
+
+bool Warned(const CairnSettings& s, const std::string& fragment) {
+  for (const auto& w : s.warnings()) {
+    if (w.find(fragment) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(IniFile, SectionsCommentsAndScrSubParameters) {
+  std::string path = WriteFile("# c\n; c\nscratch = /a b\n[basic]\nckpt_dir=./L\n"
+                               "CACHEDIR=/ssd BYTES=270GB\n");
+  auto entries = ReadIniFile(path);
+  ASSERT_TRUE(entries.ok()) << entries.status().message();
+  ASSERT_EQ(entries->size(), 3u);
+  EXPECT_EQ((*entries)[0].value, "/a b");
+  EXPECT_EQ((*entries)[1].section, "basic");
+  EXPECT_EQ((*entries)[2].value, "/ssd");
+  EXPECT_EQ((*entries)[2].extra, std::vector<std::string>{"BYTES=270GB"});
+  EXPECT_EQ((*entries)[2].line, 6);
+}
+
+TEST(IniFile, ErrorsNameFileAndLine) {
+  std::string path = WriteFile("scratch = /x\nthis is no pair\n");
+  auto entries = ReadIniFile(path);
+  ASSERT_FALSE(entries.ok());
+  EXPECT_NE(entries.status().message().find(path + ":2"), std::string::npos);
+  EXPECT_FALSE(ReadIniFile("/nonexistent/veloc.cfg").ok());
+}
+
+TEST(RoutedFileName, ValidStableAndDistinct) {
+  std::set<std::string> names;
+  const std::string longest(400, 'x');
+  for (const std::string& p : std::vector<std::string>{"/a/b.dat", "/a_b.dat", "/a/b_dat", ".hidden", longest + "/y",
+                        longest + "/z"}) {
+    std::string n = RoutedFileName(p);
+    EXPECT_EQ(n, RoutedFileName(p));
+    EXPECT_LE(n.size(), 128u) << p;
+    EXPECT_NE(n[0], '.');
+    for (char c : n) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') << n;
+    names.insert(n);
+  }
+  EXPECT_EQ(names.size(), 6u);
+}
+
+TEST(VelocConfig, MapsKeysAndWarnsAboutTheRest) {
+  std::string path = WriteFile("scratch = /dev/shm/v\npersistent = /pfs/v\nmode = sync\n"
+                               "max_versions = 0\nscratch_versions = 3\nec_interval = 10\nfoo = 1\n");
+  auto s = TranslateVelocConfig(path, "");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(Get<std::string>(*s, "tiers.memory.path"), "/dev/shm/v/cairn/{node}");
+  EXPECT_EQ(Get<bool>(*s, "tiers.ssd.enabled"), false);
+  EXPECT_EQ(Get<std::string>(*s, "tiers.pfs.path"), "/pfs/v/cairn");
+  EXPECT_EQ(Get<std::string>(*s, "tiers.pfs.flush"), "sync");
+  EXPECT_EQ(Get<int64_t>(*s, "tiers.pfs.keep"), 1000000);
+  EXPECT_EQ(Get<int64_t>(*s, "tiers.memory.keep"), 3);
+  EXPECT_TRUE(Warned(*s, path + ":6: 'ec_interval'"));
+  EXPECT_TRUE(Warned(*s, "unknown VeloC key 'foo'"));
+}
+
+TEST(VelocConfig, ErrorsNameTheKey) {
+  auto no_scratch = TranslateVelocConfig(WriteFile("persistent = /p\n"), "");
+  ASSERT_FALSE(no_scratch.ok());
+  EXPECT_NE(no_scratch.status().message().find("'scratch' is missing"), std::string::npos);
+  auto bad_mode = TranslateVelocConfig(WriteFile("scratch = /s\nmode = lazy\n"), "");
+  ASSERT_FALSE(bad_mode.ok());
+  EXPECT_NE(bad_mode.status().message().find("mode 'lazy'"), std::string::npos);
+}
+
+TEST(FtiConfig, LevelsIntervalsAndSectionWarnings) {
+  std::string path = WriteFile("[basic]\nhead = 1\nnode_size = 4\nckpt_dir = /local\n"
+                               "glbl_dir = /global\nckpt_l1 = 3\nckpt_l2 = 5\nkeep_last_ckpt = 1\n"
+                               "meta_dir = /meta\n[restart]\nfailure = 0\n");
+  auto o = ReadFtiConfig(path);
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->interval_minutes[1], 3);
+  EXPECT_EQ(o->interval_minutes[2], 5);
+  EXPECT_TRUE(o->keep_last_checkpoint);
+  EXPECT_EQ(Get<int64_t>(o->cairn, "topology.ranks_per_node"), 4);
+  EXPECT_EQ(Get<std::string>(o->cairn, "tiers.ssd.path"), "/local/cairn/{node}");
+  EXPECT_TRUE(Warned(o->cairn, "Cairn dedicates no head ranks"));
+  EXPECT_TRUE(Warned(o->cairn, "level 2 (partner copy)"));
+  EXPECT_TRUE(Warned(o->cairn, "[basic]: no Cairn meaning, ignored: meta_dir"));
+  EXPECT_TRUE(Warned(o->cairn, "[restart]"));
+  EXPECT_FALSE(ReadFtiConfig(WriteFile("[basic]\nglbl_dir = /g\n")).ok());
+}
+
+TEST(ScrConfig, FileThenEnvironment) {
+  std::string path = WriteFile("SCR_CACHE_BASE=/ssd\nSCR_FLUSH=0\nSCR_COPY_TYPE=XOR\n"
+                               "SCR_CHECKPOINT_INTERVAL=7\n");
+  setenv("SCR_CONF_FILE", path.c_str(), 1);
+  setenv("SCR_PREFIX", "/prefix", 1);
+  setenv("SCR_CHECKPOINT_INTERVAL", "9", 1);  // the environment wins
+  auto o = ReadScrOptions();
+  unsetenv("SCR_CONF_FILE");
+  unsetenv("SCR_PREFIX");
+  unsetenv("SCR_CHECKPOINT_INTERVAL");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->prefix, "/prefix");
+  EXPECT_EQ(o->checkpoint_interval, 9);
+  EXPECT_EQ(Get<bool>(o->cairn, "tiers.pfs.enabled"), false);
+  EXPECT_EQ(Get<std::string>(o->cairn, "tiers.ssd.path"), "/ssd/scr/cairn/{node}");
+  EXPECT_EQ(Get<std::string>(o->cairn, "tiers.pfs.path"), "/prefix/.scr/cairn");
+  EXPECT_TRUE(Warned(o->cairn, "SCR_COPY_TYPE=XOR"));
+}
+
+}  // namespace
+}  // namespace cairn_compat

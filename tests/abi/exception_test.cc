@@ -64,6 +64,11 @@ std::vector<EntryPoint> EntryPoints() {
        }},
       {"cairn_should_checkpoint", [] { return cairn_should_checkpoint(); }},
       {"cairn_checkpoint_wait", [] { return cairn_checkpoint_wait(); }},
+      {"cairn_last_wait",
+       [] {
+         cairn_wait_info info = CAIRN_WAIT_INFO_INIT;
+         return cairn_last_wait(&info);
+       }},
       {"cairn_restart", [] { return cairn_restart("x", 1); }},
       {"cairn_last_restart",
        [] {

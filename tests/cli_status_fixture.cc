@@ -65,6 +65,8 @@ Status Write(const std::string& root) {
       r.slowdown = 0.01 * i;
       r.slowdown_bound = 0.1;
       r.checkpoint_seconds = r.placement == "ssd" ? 0.5 : r.placement == "memory" ? 0.05 : 0;
+      r.policy = "clc";  // with both tests on, as the config's defaults for clc
+      r.lifetime_checked = r.slowdown_checked = true;
       if (r.placement == "ssd") {
         CAIRN_RETURN_IF_ERROR(ledger->Record(kBytesPerCall, r.time + r.checkpoint_seconds));
       }

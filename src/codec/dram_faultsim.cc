@@ -154,15 +154,6 @@ Result<FaultScope> ParseFaultScope(std::string_view name) {
   return Error(Code::kInvalidArgument, "unknown scope '{}' (use access or codeword)", name);
 }
 
-const char* AccessOutcomeName(AccessOutcome outcome) {
-  switch (outcome) {
-    case AccessOutcome::kDce: return "DCE";
-    case AccessOutcome::kDue: return "DUE";
-    case AccessOutcome::kSdc: return "SDC";
-  }
-  return "?";
-}
-
 RankGeometry GeometryOf(EccScheme scheme) {
   switch (scheme) {
     case EccScheme::kRs36_32: return {18, 2, 4, 8};

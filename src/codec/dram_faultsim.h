@@ -140,7 +140,6 @@ struct FaultPattern {
 };
 
 enum class AccessOutcome : uint8_t { kDce, kDue, kSdc };
-const char* AccessOutcomeName(AccessOutcome outcome);
 
 // xoshiro256** (Blackman & Vigna), seeded through splitmix64: fast, and the
 // same stream on every platform, unlike the std distributions.

@@ -95,14 +95,4 @@ Status RemoveVersion(Tier& tier, const std::string& name, int64_t version) {
   return tier.env()->DeleteDir(dir);
 }
 
-Result<std::vector<int>> RanksWithManifest(const Tier& tier, const std::string& name,
-                                           int64_t version) {
-  CAIRN_ASSIGN_OR_RETURN(auto files, tier.Files(name, version));
-  std::vector<int> ranks;
-  for (const auto& f : files) {
-    if (auto rank = ParseManifestFileName(f)) ranks.push_back(*rank);
-  }
-  return ranks;
-}
-
 }  // namespace cairn

@@ -54,10 +54,6 @@ bool HasManifest(const Tier& tier, const std::string& name, int64_t version, int
 // only its own files (the engine's RemoveCopy).
 Status RemoveVersion(Tier& tier, const std::string& name, int64_t version);
 
-// Ranks that have a manifest for (name, version) on tier.
-Result<std::vector<int>> RanksWithManifest(const Tier& tier, const std::string& name,
-                                           int64_t version);
-
 }  // namespace cairn
 
 #endif  // CAIRN_RUNTIME_CATALOG_H_

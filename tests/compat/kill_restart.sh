@@ -18,6 +18,10 @@ workdir=$1 np=$2 kill_at=$3 resume=$4 config=$5
 shift 5
 [[ $1 == -- ]] && shift
 export CAIRN_TOPOLOGY_RANKS_PER_NODE=${CAIRN_TOPOLOGY_RANKS_PER_NODE:-2}
+# Each run's memory tier is its own, under /dev/shm (which rm -rf $workdir
+# does not reach), so that no copy of an earlier invocation is found.
+shm=/dev/shm/cairn-compat-$$
+trap 'rm -rf "$shm"' EXIT
 rm -rf "$workdir"
 mkdir -p "$workdir/reference" "$workdir/crashed"
 for d in reference crashed; do cp "$config" "$workdir/$d/"; done
@@ -25,16 +29,16 @@ for d in reference crashed; do cp "$config" "$workdir/$d/"; done
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 echo "== uninterrupted run"
-(cd "$workdir/reference" && "$@") > "$workdir/reference.log" 2>&1 ||
+(cd "$workdir/reference" && CAIRN_TIERS_MEMORY_PATH="$shm/reference/{node}" "$@") > "$workdir/reference.log" 2>&1 ||
   { cat "$workdir/reference.log"; fail "the uninterrupted run failed"; }
 
 echo "== run killed at step $kill_at"
-if (cd "$workdir/crashed" && HEATDIS_KILL_AT=$kill_at "$@") > "$workdir/killed.log" 2>&1; then
+if (cd "$workdir/crashed" && CAIRN_TIERS_MEMORY_PATH="$shm/crashed/{node}" HEATDIS_KILL_AT=$kill_at "$@") > "$workdir/killed.log" 2>&1; then
   cat "$workdir/killed.log"; fail "the run meant to be killed at step $kill_at finished"
 fi
 
 echo "== restarted run"
-(cd "$workdir/crashed" && "$@") > "$workdir/restarted.log" 2>&1 ||
+(cd "$workdir/crashed" && CAIRN_TIERS_MEMORY_PATH="$shm/crashed/{node}" "$@") > "$workdir/restarted.log" 2>&1 ||
   { cat "$workdir/restarted.log"; fail "the restarted run failed"; }
 grep -Eq "$resume" "$workdir/restarted.log" ||
   { cat "$workdir/restarted.log"; fail "the restarted run did not print /$resume/"; }

@@ -271,7 +271,8 @@ Status VelocClient::RestartBegin(const char* name, int version, bool in_place) {
     for (const auto& [id, r] : regions_) {
       auto& buf = staged_[id];
       buf.resize(r.bytes());
-      st = CairnError(cairn_protect(id, buf.data(), r.bytes(), 1), "cairn_protect");
+      // Same count and element size as the region: Cairn matches both.
+      st = CairnError(cairn_protect(id, buf.data(), r.count, r.base_size), "cairn_protect");
       if (!st.ok()) break;
     }
   }

@@ -1,0 +1,88 @@
+/*
+ * scr_semantics.c — SCR's documented semantics, on 2+ ranks:
+ *  - SCR_Complete_output(0) on one rank discards the dataset everywhere
+ *    (SCR_FAILURE on every rank);
+ *  - SCR_Have_restart names the newest checkpoint dataset; when a rank
+ *    passes valid = 0 to SCR_Complete_restart, every rank gets SCR_FAILURE
+ *    and the next SCR_Have_restart offers the next older one;
+ *  - SCR_Route_file outside a phase returns the name unchanged; an output-
+ *    only dataset lands at its path.
+ * Prints "scr semantics: ok" and exits 0, or names the first failed check.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include <scr.h>
+
+static int g_rank;
+
+#define EXPECT(cond)                                                        \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      printf("rank %d: check failed at line %d: %s\n", g_rank, __LINE__, #cond); \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                         \
+    }                                                                       \
+  } while (0)
+
+/* One checkpoint dataset `name` whose file holds `value`; returns the
+ * SCR_Complete_output result. */
+static int write_dataset(const char *name, int value, int valid) {
+  char path[SCR_MAX_FILENAME + 32], file[SCR_MAX_FILENAME];
+  EXPECT(SCR_Start_output(name, SCR_FLAG_CHECKPOINT) == SCR_SUCCESS);
+  snprintf(path, sizeof path, "%s/rank_%d", name, g_rank);
+  EXPECT(SCR_Route_file(path, file) == SCR_SUCCESS);
+  FILE *f = fopen(file, "w");
+  EXPECT(f != NULL);
+  fprintf(f, "%d\n", value);
+  fclose(f);
+  return SCR_Complete_output(valid);
+}
+
+int main(int argc, char *argv[]) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  EXPECT(SCR_Init() == SCR_SUCCESS);
+  char file[SCR_MAX_FILENAME], name[SCR_MAX_FILENAME];
+  EXPECT(SCR_Route_file("plain.txt", file) == SCR_SUCCESS && strcmp(file, "plain.txt") == 0);
+
+  EXPECT(write_dataset("first", 1, 1) == SCR_SUCCESS);
+  EXPECT(write_dataset("second", 2, 1) == SCR_SUCCESS);
+  EXPECT(write_dataset("broken", 3, g_rank != 1) == SCR_FAILURE);
+
+  int flag = 0;
+  EXPECT(SCR_Have_restart(&flag, name) == SCR_SUCCESS && flag == 1);
+  EXPECT(strcmp(name, "second") == 0);
+  EXPECT(SCR_Start_restart(name) == SCR_SUCCESS);
+  /* rank 1 cannot read its file: every rank fails, the older one is next */
+  EXPECT(SCR_Complete_restart(g_rank != 1) == SCR_FAILURE);
+  EXPECT(SCR_Have_restart(&flag, name) == SCR_SUCCESS && flag == 1);
+  EXPECT(strcmp(name, "first") == 0);
+  EXPECT(SCR_Start_restart(name) == SCR_SUCCESS);
+  char path[SCR_MAX_FILENAME + 32];
+  snprintf(path, sizeof path, "%s/rank_%d", name, g_rank);
+  EXPECT(SCR_Route_file(path, file) == SCR_SUCCESS);
+  int value = 0;
+  FILE *f = fopen(file, "r");
+  EXPECT(f != NULL && fscanf(f, "%d", &value) == 1 && value == 1);
+  fclose(f);
+  EXPECT(SCR_Complete_restart(1) == SCR_SUCCESS);
+  EXPECT(SCR_Have_restart(&flag, name) == SCR_SUCCESS && flag == 0);
+
+  /* output-only: the file is at its own path once complete */
+  EXPECT(SCR_Start_output("out", SCR_FLAG_OUTPUT) == SCR_SUCCESS);
+  snprintf(path, sizeof path, "out/result_%d.txt", g_rank);
+  EXPECT(SCR_Route_file(path, file) == SCR_SUCCESS);
+  f = fopen(file, "w");
+  EXPECT(f != NULL);
+  fprintf(f, "done\n");
+  fclose(f);
+  EXPECT(SCR_Complete_output(1) == SCR_SUCCESS);
+  EXPECT(access(path, R_OK) == 0);
+
+  EXPECT(SCR_Finalize() == SCR_SUCCESS);
+  if (g_rank == 0) printf("scr semantics: ok\n");
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,82 @@
+/*
+ * veloc_semantics.c — VeloC's documented semantics, on 2+ ranks:
+ *  - VELOC_Checkpoint_end(0) on one rank commits the version on no rank;
+ *  - VELOC_Restart_test(name, needed) is the newest version <= needed (0: any),
+ *    VELOC_FAILURE when there is none;
+ *  - VELOC_Restart brings back the protected memory of the version asked for;
+ *  - VELOC_Checkpoint_selective(SOME) saves only the ids listed, and
+ *    VELOC_Recover_selective(SOME) overwrites only the ids listed.
+ * Prints "veloc semantics: ok" and exits 0, or names the first check that failed.
+ *
+ *   veloc_semantics CONFIG
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+#include <veloc.h>
+
+static int g_rank;
+
+#define EXPECT(cond)                                                        \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      printf("rank %d: check failed at line %d: %s\n", g_rank, __LINE__, #cond); \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                         \
+    }                                                                       \
+  } while (0)
+
+int main(int argc, char *argv[]) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  EXPECT(argc == 2);
+  EXPECT(VELOC_Init(MPI_COMM_WORLD, argv[1]) == VELOC_SUCCESS);
+  int x = 0, y = 0;
+  EXPECT(VELOC_Mem_protect(0, &x, 1, sizeof x) == VELOC_SUCCESS);
+  EXPECT(VELOC_Mem_protect(1, &y, 1, sizeof y) == VELOC_SUCCESS);
+  EXPECT(VELOC_Restart_test("sem", 0) == VELOC_FAILURE);
+
+  x = 1, y = 10;
+  EXPECT(VELOC_Checkpoint("sem", 1) == VELOC_SUCCESS);
+  /* rank 1 fails to write version 2: nobody commits it */
+  x = 2, y = 20;
+  EXPECT(VELOC_Checkpoint_begin("sem", 2) == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint_mem() == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint_end(g_rank != 1) == VELOC_FAILURE);
+  EXPECT(VELOC_Restart_test("sem", 0) == 1);
+  x = 3, y = 30;
+  EXPECT(VELOC_Checkpoint("sem", 3) == VELOC_SUCCESS);
+  EXPECT(VELOC_Restart_test("sem", 0) == 3);
+  EXPECT(VELOC_Restart_test("sem", 2) == 1);
+  EXPECT(VELOC_Restart_test("sem", 3) == 3);
+
+  x = -1, y = -1;
+  EXPECT(VELOC_Restart("sem", 1) == VELOC_SUCCESS);
+  EXPECT(x == 1 && y == 10);
+
+  /* selective: version 4 holds region 0 only */
+  int only_x[1] = {0};
+  x = 4, y = 40;
+  EXPECT(VELOC_Checkpoint_begin("sel", 4) == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint_selective(VELOC_CKPT_SOME, only_x, 1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint_end(1) == VELOC_SUCCESS);
+  /* version 5 holds both; recover only y */
+  x = 5, y = 50;
+  EXPECT(VELOC_Checkpoint("sel", 5) == VELOC_SUCCESS);
+  int only_y[1] = {1};
+  x = -1, y = -1;
+  EXPECT(VELOC_Restart_begin("sel", 5) == VELOC_SUCCESS);
+  EXPECT(VELOC_Recover_selective(VELOC_RECOVER_SOME, only_y, 1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Restart_end(1) == VELOC_SUCCESS);
+  EXPECT(x == -1 && y == 50);
+  /* an unknown id is an error, not a silent skip */
+  int unknown[1] = {7};
+  EXPECT(VELOC_Checkpoint_begin("sel", 6) == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint_selective(VELOC_CKPT_SOME, unknown, 1) == VELOC_FAILURE);
+  EXPECT(VELOC_Checkpoint_end(0) == VELOC_FAILURE);
+
+  EXPECT(VELOC_Finalize(1) == VELOC_SUCCESS);
+  if (g_rank == 0) printf("veloc semantics: ok\n");
+  MPI_Finalize();
+  return 0;
+}

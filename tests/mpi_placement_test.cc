@@ -202,6 +202,13 @@ TEST_F(MpiPlacementTest, SkipsWhenOneNodeDoesNotFitAndForcedGoesToSsd) {
     EXPECT_EQ((*history)[0].node_bytes, node() == 0 ? 2 * 4096 * 8u : 2 * 20480 * 8u);
     EXPECT_TRUE((*history)[1].forced);
     EXPECT_EQ((*history)[3].rule, "forced-every");
+    // What the decisions applied, for `cairn status`: clc with the
+    // slowdown test switched off.
+    for (const auto& r : *history) {
+      EXPECT_EQ(r.policy, "clc");
+      EXPECT_TRUE(r.lifetime_checked);
+      EXPECT_FALSE(r.slowdown_checked);
+    }
   }
 }
 

@@ -2,11 +2,13 @@
 """Architecture check run by `make test` (DESIGN.md "Layers"). Rejects
   - #include edges that go upward in the layer order (or between format/
     and storage/),
-  - <mpi.h> outside comm/ and api/, and calls of MPI_* outside comm/,
+  - <mpi.h> outside comm/, api/ and compat/, and calls of MPI_* outside
+    comm/ and compat/,
+  - compat/ including anything but the public API (cairn/...) and itself,
   - file-system headers, file-system calls (open, read, write, fsync,
     rename, mkdir, mmap, stat, fopen, ...), std::filesystem and thread
     starts (std::thread, std::jthread, std::async, pthread_create) outside
-    env/,
+    env/ (and compat/, which has no Env),
 except where ALLOWED names the file and says why. Comments and string
 literals are ignored, so a comment that mentions write(2) is no violation.
 Unit tests (*_test.cc) are not checked. Prints each violation; exits 1 if any."""

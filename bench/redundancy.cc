@@ -96,12 +96,13 @@ cairn::Status RunScheme(cairn::Comm& comm, const Options& o, RedundancyScheme sc
   const auto& group = plan.GroupOf(comm.rank());
   const cairn::StripeLayout layout(scheme, static_cast<int>(group.members.size()), o.parity);
 
-  cairn::Status status;
+  // As the engine will: one encoder and one parity buffer for all versions.
+  cairn::GroupEncoder encoder(&comm, &plan, settings);
   cairn::GroupParity parity;
+  cairn::Status status;
   f->encode = Timed(o.reps, [&] {
-    auto encoded = cairn::EncodeGroupParity(comm, plan, settings, 1, part.span());
-    if (!encoded.ok()) status = encoded.status();
-    else parity = std::move(encoded).value();
+    cairn::Status s = encoder.Encode(1, part.span(), &parity);
+    if (!s.ok()) status = s;
   });
   CAIRN_RETURN_IF_ERROR(comm.Agree(status));
 

@@ -52,6 +52,9 @@ class Combiner {
   uint8_t Coef(int row, int source) const {
     return coefs_[static_cast<size_t>(row * sources_ + source)];
   }
+  // Whether source 0's contribution is a plain copy (one row, coefficient
+  // 1): the first contribution may then be used where it lies.
+  bool CopiesSource0() const { return rows_ == 1 && coefs_[0] == 1; }
   // rows[i] = coef[i][source] * data when `first`, else rows[i] ^= it; for
   // len bytes. REQUIRES: data and every rows[i] aligned to kCombineAlign,
   // len a multiple of kCombineAlign; rows do not overlap data.

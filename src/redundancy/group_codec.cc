@@ -90,37 +90,6 @@ std::vector<uint32_t> CrcsOf(const std::vector<uint8_t>& bytes) {
   return crcs;
 }
 
-// The pipelined ring: at step q every member adds its piece q to the
-// partial parity of stripe StripeOfPiece(j, q) and passes it right; after
-// the last piece the stripe's rows go to the members that store them.
-Status EncodeRing(Comm& comm, const GroupView& v, std::span<const uint8_t> part, uint64_t chunk,
-                  AlignedBuffer& out_rows) {
-  const StripeLayout& l = v.layout;
-  const int rows = l.parity_rows();
-  const Combiner combiner(l.data_pieces(), rows, ParityGenerator(l.data_pieces(), rows));
-  AlignedBuffer acc(rows * chunk), incoming(rows * chunk), scratch(chunk);
-  const int n = l.members();
-  for (int q = 0; q < l.data_pieces(); ++q) {
-    if (q > 0) {
-      CAIRN_RETURN_IF_ERROR(comm.SendRecv(v.Rank((v.index + 1) % n), acc.span(),
-                                          v.Rank((v.index + n - 1) % n), incoming.span()));
-      std::swap(acc, incoming);
-    }
-    const uint8_t* piece = PieceOf(part, q, chunk, scratch);
-    combiner.Add(q, piece, RowPointers(acc, rows, chunk).data(), chunk, q == 0);
-  }
-  const int finished = l.StripeOfPiece(v.index, l.data_pieces() - 1);
-  for (int p = 0; p < rows; ++p) {
-    const int to = l.ParityMember(finished, p);
-    const int from = l.DataMember(l.StripeOfRow(v.index, p), l.data_pieces() - 1);
-    CAIRN_RETURN_IF_ERROR(comm.SendRecv(
-        v.Rank(to), acc.span().subspan(p * chunk, chunk), v.Rank(from),
-        out_rows.span().subspan(p * chunk, chunk)));
-  }
-  return Status::Ok();
-}
-
-
 // ---- Rebuild.
 
 // What every rank tells the others before a rebuild, gathered job-wide.
@@ -365,16 +334,57 @@ Status RebuildStripe(Comm& comm, const GroupView& v, int t, const std::vector<bo
 
 }  // namespace
 
-Result<GroupParity> EncodeGroupParity(Comm& comm, const GroupPlan& plan,
-                                      const RedundancySettings& settings, int64_t version,
-                                      std::span<const uint8_t> part) {
+// Resizes b to exactly n bytes, keeping it (and its faulted pages) when it
+// already has that size.
+void Fit(AlignedBuffer& b, uint64_t n) {
+  if (b.size() != n) b = AlignedBuffer(n);
+}
+
+// The pipelined ring: at step q every member adds its piece q to the
+// partial parity of stripe StripeOfPiece(j, q) and passes it right; after
+// the last piece the stripe's rows go to the members that store them.
+Status GroupEncoder::EncodeRing(std::span<const uint8_t> part, uint64_t chunk,
+                                AlignedBuffer& out_rows) {
+  const GroupView v = ViewOf(*comm_, *plan_, settings_);
+  const StripeLayout& l = v.layout;
+  const int rows = l.parity_rows(), n = l.members();
+  const Combiner combiner(l.data_pieces(), rows, ParityGenerator(l.data_pieces(), rows));
+  for (AlignedBuffer& b : partial_) Fit(b, rows * chunk);
+  Fit(scratch_, chunk);
+  std::span<const uint8_t> outgoing;
+  for (int q = 0; q < l.data_pieces(); ++q) {
+    AlignedBuffer& into = partial_[q % 2];
+    if (q > 0) {
+      CAIRN_RETURN_IF_ERROR(comm_->SendRecv(v.Rank((v.index + 1) % n), outgoing,
+                                            v.Rank((v.index + n - 1) % n), into.span()));
+    }
+    const uint8_t* piece = PieceOf(part, q, chunk, scratch_);
+    if (q == 0 && combiner.CopiesSource0()) {
+      outgoing = {piece, chunk};  // sent as it lies: no copy (partner, xor)
+      continue;
+    }
+    combiner.Add(q, piece, RowPointers(into, rows, chunk).data(), chunk, q == 0);
+    outgoing = into.span();
+  }
+  const int finished = l.StripeOfPiece(v.index, l.data_pieces() - 1);
+  for (int p = 0; p < rows; ++p) {
+    const int to = l.ParityMember(finished, p);
+    const int from = l.DataMember(l.StripeOfRow(v.index, p), l.data_pieces() - 1);
+    CAIRN_RETURN_IF_ERROR(comm_->SendRecv(v.Rank(to), outgoing.subspan(p * chunk, chunk),
+                                          v.Rank(from), out_rows.span().subspan(p * chunk, chunk)));
+  }
+  return Status::Ok();
+}
+
+Status GroupEncoder::Encode(int64_t version, std::span<const uint8_t> part, GroupParity* out) {
+  Comm& comm = *comm_;
   CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> words,
                          comm.AllgatherWords({static_cast<int64_t>(part.size()), comm.node()}));
-  const GroupView v = ViewOf(comm, plan, settings);
+  const GroupView v = ViewOf(comm, *plan_, settings_);
   const StripeLayout& l = v.layout;
-  GroupParity out;
-  ParityHeader& h = out.header;
-  h.scheme = StoredScheme(settings.scheme);
+  ParityHeader& h = out->header;
+  h = ParityHeader{};
+  h.scheme = StoredScheme(settings_.scheme);
   h.parity_rows = static_cast<uint32_t>(l.parity_rows());
   h.group = static_cast<uint32_t>(v.group.id);
   h.index = static_cast<uint32_t>(v.index);
@@ -390,8 +400,8 @@ Result<GroupParity> EncodeGroupParity(Comm& comm, const GroupPlan& plan,
     h.members.push_back(std::move(m));
   }
   h.chunk_size = ChunkSize(largest, l.data_pieces());
-  out.rows = AlignedBuffer(h.RowsBytes());
-  CAIRN_RETURN_IF_ERROR(EncodeRing(comm, v, part, h.chunk_size, out.rows));
+  Fit(out->rows, h.RowsBytes());
+  CAIRN_RETURN_IF_ERROR(EncodeRing(part, h.chunk_size, out->rows));
 
   // Every member's header carries every member's CRC32Cs.
   std::vector<uint64_t> part_crc_bytes, parity_crc_bytes;
@@ -403,13 +413,22 @@ Result<GroupParity> EncodeGroupParity(Comm& comm, const GroupPlan& plan,
                                                        part_crc_bytes));
   std::vector<uint32_t> mine;
   for (uint32_t p = 0; p < h.parity_rows; ++p) {
-    for (uint32_t crc : BlockCrcs(out.Row(p), kBlockSize)) mine.push_back(crc);
+    for (uint32_t crc : BlockCrcs(out->Row(p), kBlockSize)) mine.push_back(crc);
   }
   CAIRN_ASSIGN_OR_RETURN(auto parity_crcs, RingAllgather(comm, v, CrcBytes(mine), parity_crc_bytes));
   for (size_t i = 0; i < h.members.size(); ++i) {
     h.members[i].part_crcs = CrcsOf(part_crcs[i]);
     h.members[i].parity_crcs = CrcsOf(parity_crcs[i]);
   }
+  return Status::Ok();
+}
+
+Result<GroupParity> EncodeGroupParity(Comm& comm, const GroupPlan& plan,
+                                      const RedundancySettings& settings, int64_t version,
+                                      std::span<const uint8_t> part) {
+  GroupEncoder encoder(&comm, &plan, settings);
+  GroupParity out;
+  CAIRN_RETURN_IF_ERROR(encoder.Encode(version, part, &out));
   return out;
 }
 

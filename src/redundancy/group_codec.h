@@ -38,11 +38,36 @@ struct GroupParity {
   }
 };
 
-// Collective over comm (every rank is in a group of plan). Encodes this
-// rank's part for checkpoint `version`. kComm if the transfer fails; the
-// same error on every rank of the group is not guaranteed (the caller
-// agrees, Comm::Agree). REQUIRES: plan formed for comm's topology with
-// settings; part stays valid during the call.
+// Encodes versions one after another, keeping its working buffers (and
+// the caller's parity rows) from one version to the next, so that their
+// pages are faulted in once, as the memory tier keeps its slots.
+class GroupEncoder {
+ public:
+  // comm and plan must outlive the encoder. REQUIRES: plan formed for
+  // comm's topology with settings.
+  GroupEncoder(Comm* comm, const GroupPlan* plan, const RedundancySettings& settings)
+      : comm_(comm), plan_(plan), settings_(settings) {}
+
+  // Collective over comm (every rank is in a group of plan). Encodes this
+  // rank's part for checkpoint `version` into *out, reusing out->rows when
+  // it has the size needed. kComm if a transfer fails; the same error on
+  // every rank is not guaranteed (the caller agrees, Comm::Agree).
+  // REQUIRES: part stays valid during the call.
+  Status Encode(int64_t version, std::span<const uint8_t> part, GroupParity* out);
+
+ private:
+  Status EncodeRing(std::span<const uint8_t> part, uint64_t chunk, AlignedBuffer& out_rows);
+
+  Comm* comm_;
+  const GroupPlan* plan_;
+  RedundancySettings settings_;
+  // The partial parity arriving from the left and the one passed right
+  // swap roles at every step; scratch holds a padded piece.
+  AlignedBuffer partial_[2];
+  AlignedBuffer scratch_;
+};
+
+// A one-off GroupEncoder::Encode, for callers that encode once.
 Result<GroupParity> EncodeGroupParity(Comm& comm, const GroupPlan& plan,
                                       const RedundancySettings& settings, int64_t version,
                                       std::span<const uint8_t> part);

@@ -482,6 +482,12 @@ Status TakeRebuilt(const ParityHeader& header, RebuildBuffers& b, bool part_lost
   return Status::Ok();
 }
 
+// Runs this rank's part of its group's rebuild: every stripe, then the
+// check of what it got back.
+Status RebuildOwnGroup(Comm& comm, const GroupView& v, const ParityHeader& header,
+                       const std::vector<RankState>& states, const LocalCopy& local,
+                       const RankState& mine, RebuildOutcome* out);
+
 }  // namespace
 
 Result<RebuildOutcome> RebuildGroupParts(Comm& comm, const GroupPlan& plan,
@@ -516,26 +522,36 @@ Result<RebuildOutcome> RebuildGroupParts(Comm& comm, const GroupPlan& plan,
       out.parities_rebuilt += has_header && states[static_cast<size_t>(r)].parity_ok == 0;
     }
   }
-  if (!header) return out;  // this group lost nothing it can rebuild
+  Status status;
+  // Without a header the group has nothing it can rebuild (and, past
+  // CheckSurvivable, lost no part); its ranks still join the agreement.
+  if (header) status = RebuildOwnGroup(comm, v, *header, states, local, mine, &out);
+  CAIRN_RETURN_IF_ERROR(comm.Agree(status));
+  return out;
+}
 
+namespace {
+
+Status RebuildOwnGroup(Comm& comm, const GroupView& v, const ParityHeader& header,
+                       const std::vector<RankState>& states, const LocalCopy& local,
+                       const RankState& mine, RebuildOutcome* out) {
   std::vector<bool> lost_parts, lost_parity;
   for (int r : v.group.members) {
     lost_parts.push_back(states[static_cast<size_t>(r)].part_ok == 0);
     lost_parity.push_back(states[static_cast<size_t>(r)].parity_ok == 0);
   }
-  const uint64_t chunk = header->chunk_size;
+  const uint64_t chunk = header.chunk_size;
   const auto index = static_cast<size_t>(v.index);
   RebuildBuffers b{mine.part_ok ? *local.part : std::span<const uint8_t>(),
                    mine.parity_ok ? local.parity : nullptr, AlignedBuffer(chunk),
                    AlignedBuffer(lost_parts[index] ? v.layout.data_pieces() * chunk : 0),
-                   AlignedBuffer(lost_parity[index] ? header->RowsBytes() : 0)};
-  Status status;
-  for (int t = 0; t < v.layout.stripes() && status.ok(); ++t) {
-    status = RebuildStripe(comm, v, t, lost_parts, lost_parity, chunk, b);
+                   AlignedBuffer(lost_parity[index] ? header.RowsBytes() : 0)};
+  for (int t = 0; t < v.layout.stripes(); ++t) {
+    CAIRN_RETURN_IF_ERROR(RebuildStripe(comm, v, t, lost_parts, lost_parity, chunk, b));
   }
-  if (status.ok()) status = TakeRebuilt(*header, b, lost_parts[index], lost_parity[index], &out);
-  CAIRN_RETURN_IF_ERROR(comm.Agree(status));
-  return out;
+  return TakeRebuilt(header, b, lost_parts[index], lost_parity[index], out);
 }
+
+}  // namespace
 
 }  // namespace cairn

@@ -68,7 +68,8 @@ void Encode(Job& job) {
 // part, parity) may spoil what a survivor holds first.
 std::vector<Result<RebuildOutcome>> Rebuild(
     Job& job, const std::set<int>& lost_nodes,
-    const std::function<void(int, std::vector<uint8_t>&, GroupParity&)>& damage = nullptr) {
+    const std::function<void(int, std::vector<uint8_t>&, GroupParity&, LocalCopy&)>& damage =
+        nullptr) {
   std::vector<std::vector<uint8_t>> parts = job.parts;
   std::vector<Result<RebuildOutcome>> out;
   for (size_t r = 0; r < job.parts.size(); ++r) out.emplace_back(Error(Code::kInternal, "not run"));
@@ -76,9 +77,9 @@ std::vector<Result<RebuildOutcome>> Rebuild(
     const auto r = static_cast<size_t>(comm.rank());
     LocalCopy local;
     if (!lost_nodes.count(job.topology[r])) {
-      if (damage) damage(comm.rank(), parts[r], job.parity[r]);
       local.part = std::span<const uint8_t>(parts[r]);
       local.parity = &job.parity[r];
+      if (damage) damage(comm.rank(), parts[r], job.parity[r], local);
     }
     out[r] = RebuildGroupParts(comm, job.plan, job.settings, 7, local);
   });
@@ -159,6 +160,24 @@ TEST(GroupCodecTest, AnEncoderKeptAcrossVersionsEncodesEachExactly) {
   ExpectRebuiltExactly(job, {1}, Rebuild(job, {1}));
 }
 
+// One group lost all its parity files but no part (nothing to rebuild
+// there, and no header to do it with) while another rebuilds a lost part:
+// both finish together.
+TEST(GroupCodecTest, AGroupWithoutParityWaitsForTheOthers) {
+  std::mt19937 rng(kSeed + 6);
+  Job job{Topology(8, 2), Settings(RedundancyScheme::kXor), {}, RandomParts(8, rng), {}};
+  Encode(job);
+  auto out = Rebuild(job, {}, [](int rank, std::vector<uint8_t>&, GroupParity&, LocalCopy& local) {
+    if (rank % 2 == 1) local.parity = nullptr;  // group 1: ranks 1, 3, 5, 7
+    if (rank == 2) local.part.reset();          // group 0 loses one part
+  });
+  for (size_t r = 0; r < out.size(); ++r) ASSERT_TRUE(out[r].ok()) << out[r].status().ToString();
+  EXPECT_EQ(*out[2]->part, job.parts[2]);
+  EXPECT_EQ(out[0]->parts_rebuilt, 1);
+  EXPECT_EQ(out[0]->parities_rebuilt, 0);  // group 1 must encode again
+  EXPECT_FALSE(out[1]->parity.has_value());
+}
+
 TEST(GroupCodecTest, NothingLostRebuildsNothing) {
   std::mt19937 rng(kSeed + 1);
   Job job{Topology(6, 2), Settings(RedundancyScheme::kXor), {}, RandomParts(6, rng), {}};
@@ -198,7 +217,7 @@ TEST(GroupCodecTest, OneNodeMoreThanTheSchemeSurvivesIsAnErrorNamingTheNodes) {
 // rs and 2 parities the other symbols still rebuild the exact bytes.
 TEST(GroupCodecTest, CorruptParityIsDetectedAndNeverUsed) {
   std::mt19937 rng(kSeed + 3);
-  auto spoil_rank_2 = [](int rank, std::vector<uint8_t>&, GroupParity& parity) {
+  auto spoil_rank_2 = [](int rank, std::vector<uint8_t>&, GroupParity& parity, LocalCopy&) {
     if (rank == 2) parity.rows.data()[parity.rows.size() / 2] ^= 0x5a;
   };
   Job xor_job{Topology(6, 1), Settings(RedundancyScheme::kXor), {}, RandomParts(6, rng), {}};
@@ -226,7 +245,7 @@ TEST(GroupCodecTest, ASurvivorsChangedPartIsNotUsed) {
   Job job{Topology(8, 2), Settings(RedundancyScheme::kRs), {}, RandomParts(8, rng), {}};
   for (auto& part : job.parts) part.resize(std::max<size_t>(part.size(), 10));
   Encode(job);
-  auto out = Rebuild(job, {1}, [](int rank, std::vector<uint8_t>& part, GroupParity&) {
+  auto out = Rebuild(job, {1}, [](int rank, std::vector<uint8_t>& part, GroupParity&, LocalCopy&) {
     if (rank == 0) part[3] ^= 1;
   });
   for (size_t r = 0; r < out.size(); ++r) ASSERT_TRUE(out[r].ok()) << out[r].status().ToString();

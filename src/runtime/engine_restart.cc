@@ -111,7 +111,7 @@ std::map<int64_t, std::set<uint64_t>, std::greater<>> Engine::LocalRecoverable(
   std::map<int64_t, std::set<uint64_t>, std::greater<>> out;
   for (int k = 0; k < kTierKinds; ++k) {
     if (!tiers_[k]) continue;
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto versions = tiers_[k]->Versions(copies.name());
     if (!versions.ok()) continue;
     for (int64_t v : *versions) {
@@ -336,7 +336,7 @@ Status Engine::MeasureRollback(RestartCopies& copies, double restored_created,
   int64_t newest = report->version;
   for (int k = 0; k < kTierKinds; ++k) {
     if (!tiers_[k]) continue;
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto versions = tiers_[k]->Versions(name);
     if (!versions.ok()) continue;
     std::sort(versions->begin(), versions->end(), std::greater<>());
@@ -413,10 +413,12 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
     Status restored =
         comm_->Agree(InWaves(wave, [&] { return StageLocal(copies, agreed, &staged); }));
     if (restored.ok()) {
+      // All at once, not in waves: phase one left the bytes in memory (the
+      // memory tier, a repaired buffer, or the page cache of a device).
       // Fails only if a checked copy changed or its device failed since;
       // the regions may then hold part of it, and an older version is
       // restored over them.
-      restored = comm_->Agree(InWaves(wave, [&] { return CopyStaged(copies, v, staged); }));
+      restored = comm_->Agree(CopyStaged(copies, v, staged));
     }
     if (restored.ok()) {
       report.version = v;

@@ -4,7 +4,7 @@
 //
 //   mpirun -np R ckpt_bandwidth [--mib S] [--reps N] [--dir D] [--json] [--samples]
 //                               [--tiers memory,ssd] [--seed X] [--warm] [--keep-data]
-//                               [--ranks-per-node N] [--trace] [--no-prime]
+//                               [--ranks-per-node N] [--trace] [--no-prime] [--busy N]
 //   (--help describes every option)
 //
 // Cases (one JSON object per line with --json, a table otherwise):
@@ -50,6 +50,11 @@
 // mincore: "resident_fraction" in the output).
 //
 // GB/s figures are aggregate over ranks: ranks * bytes_per_rank / seconds / 1e9.
+//
+// --busy N starts N spinning threads on each node (in its first rank) before
+// the first case and stops them after the last: Cairn and the baselines alike
+// run with cores taken, as an application's ranks run next to other work
+// (`-np 1 --busy 1` on 2 cores: the other core is busy).
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -60,6 +65,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cinttypes>
 #include <climits>
@@ -72,6 +78,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 // Only the C bindings of MPI are used.
@@ -100,6 +107,7 @@ struct Options {
   bool samples = false;    // JSON: every repetition's seconds, not only the median
   bool trace = false;      // stderr: every timed step on every rank, with CPU time
   bool prime = true;       // hand every timed step a pool of recently freed pages
+  int busy = 0;            // spinning threads per node during every case
 };
 
 // Parses the command line into *o. Returns nullopt to go on, else the exit
@@ -139,6 +147,11 @@ std::optional<int> ParseOptions(int argc, char** argv, Options* o, bool speaker)
   app.add_flag("--no-prime", no_prime,
                "do not touch and free bytes + 64 MiB of memory before each timed step "
                "(PrimeFreePages in the source says why)");
+  app.add_option("--busy", o->busy,
+                 "spinning threads per node during every case, Cairn's and the baselines' "
+                 "(cores taken by other work)")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv, speaker)) return exit;
   o->prime = !no_prime;
   if (!tiers.empty()) {
@@ -147,6 +160,35 @@ std::optional<int> ParseOptions(int argc, char** argv, Options* o, bool speaker)
   }
   return std::nullopt;
 }
+
+// ------------------------------------------------------------ busy cores --
+
+// Threads that keep cores busy until destroyed: integer work on a private
+// counter, no memory traffic, so that they take CPU time from the measured
+// steps (the scheduler shares the cores) without taking memory bandwidth.
+class BusyCores {
+ public:
+  explicit BusyCores(int threads) {
+    for (int i = 0; i < threads; ++i) {
+      threads_.emplace_back([this] {
+        uint64_t x = 1;
+        while (!stop_.load(std::memory_order_relaxed)) {
+          for (int k = 0; k < 4096; ++k) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        }
+        sink_.fetch_add(x, std::memory_order_relaxed);
+      });
+    }
+  }
+  ~BusyCores() {
+    stop_ = true;
+    for (auto& t : threads_) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> sink_{0};  // keeps the spinning from being optimized away
+  std::vector<std::thread> threads_;
+};
 
 // ------------------------------------------------------------------ data --
 
@@ -519,7 +561,7 @@ struct CaseResult {
 };
 
 void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_t seed,
-               bool samples) {
+               bool samples, int busy) {
   double total = static_cast<double>(ranks) * static_cast<double>(bytes);
   auto gbps = [&](double s) { return s > 0 ? total / s / 1e9 : 0.0; };
   const double cairn = Median(c.cairn);
@@ -531,6 +573,7 @@ void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_
   j["ranks"] = ranks;
   j["bytes_per_rank"] = bytes;
   j["reps"] = reps;
+  j["busy_threads_per_node"] = busy;
   j["cairn_seconds"] = cairn;
   j["raw_seconds"] = raw;
   j["ratio"] = raw > 0 ? cairn / raw : 0.0;
@@ -568,11 +611,12 @@ void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_
 }
 
 void PrintTable(const std::vector<CaseResult>& cases, int ranks, uint64_t bytes, int reps,
-                uint64_t seed) {
+                uint64_t seed, int busy) {
   double total = static_cast<double>(ranks) * static_cast<double>(bytes);
   auto gbps = [&](double s) { return s > 0 ? total / s / 1e9 : 0.0; };
   std::printf("ckpt_bandwidth: %d ranks x %" PRIu64 " MiB, median of %d reps after 1 warm-up, "
               "seed %" PRIu64 "\n", ranks, bytes >> 20, reps, seed);
+  if (busy > 0) std::printf("%d spinning thread(s) per node during every case\n", busy);
   std::printf("seconds are the max over ranks; GB/s are aggregate (ranks x bytes / s / 1e9)\n\n");
   std::printf("%-7s %-16s %10s %7s %10s %7s %6s   %s\n", "tier", "op", "cairn s", "GB/s",
               "raw s", "GB/s", "ratio", "other baselines (s, GB/s, cairn/baseline)");
@@ -1065,8 +1109,11 @@ int main(int argc, char** argv) {
 
   std::vector<CaseResult> results;
   bool good = true;
-  if (r.opt.do_memory) good = BenchTier(r, "memory", &results);
-  if (good && r.opt.do_ssd) good = BenchTier(r, "ssd", &results);
+  {
+    BusyCores busy(r.w.node_rank == 0 ? r.opt.busy : 0);
+    if (r.opt.do_memory) good = BenchTier(r, "memory", &results);
+    if (good && r.opt.do_ssd) good = BenchTier(r, "ssd", &results);
+  }
   if (!good && !r.failure.message.empty()) {
     std::fprintf(stderr, "ckpt_bandwidth: rank %d: %s\n", r.w.rank, r.failure.message.c_str());
   }
@@ -1079,10 +1126,10 @@ int main(int argc, char** argv) {
   if (good && r.w.rank == 0) {
     if (r.opt.json) {
       for (const CaseResult& c : results) {
-        PrintJson(c, r.w.size, r.bytes, r.opt.reps, r.opt.seed, r.opt.samples);
+        PrintJson(c, r.w.size, r.bytes, r.opt.reps, r.opt.seed, r.opt.samples, r.opt.busy);
       }
     } else {
-      PrintTable(results, r.w.size, r.bytes, r.opt.reps, r.opt.seed);
+      PrintTable(results, r.w.size, r.bytes, r.opt.reps, r.opt.seed, r.opt.busy);
     }
     std::fflush(stdout);
   }

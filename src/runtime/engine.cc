@@ -262,7 +262,7 @@ Status Engine::Finalize() {
 // ---- ECC sidecar (software chipkill for the memory tier)
 
 uint64_t Engine::ecc_shards_corrected() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return ecc_shards_corrected_;
 }
 
@@ -289,7 +289,7 @@ Result<RepairedPart> Engine::RepairAndCount(const Tier& t, const std::string& na
                  repaired.status().ToString());
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     ecc_shards_corrected_ += repaired->shards_corrected;
   }
   Log(LogLevel::kInfo,

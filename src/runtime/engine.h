@@ -14,13 +14,13 @@
 #include <optional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
 #include "base/config.h"
+#include "base/mutex.h"
 #include "comm/comm.h"
 #include "env/env.h"
 #include "format/manifest.h"
@@ -195,16 +195,17 @@ class Engine {
   // Ranks sharing the tier may be writing the same version right now: the
   // directory is removed only when asked (when the version is retired).
   // kPark parks the part file as a slot for the next version; kDelete
-  // frees its memory (finalize).
+  // frees its memory (finalize). Under mu_, as every tier change the
+  // flusher's drains could race with.
   enum class PartFate { kPark, kDelete };
   Status RemoveCopy(Tier& tier, const std::string& name, int64_t version,
-                    bool remove_empty_dir = true, PartFate part = PartFate::kPark);
+                    bool remove_empty_dir = true, PartFate part = PartFate::kPark) REQUIRES(mu_);
   // This rank's copies of `name` on tier k as retention sees them (copies a
   // job of another size wrote are left out); `committed` is the version
   // this run has just committed (kNone: none), which is pinned and makes
   // higher versions and earlier runs' copies of it superseded.
-  // REQUIRES: mu_ held.
-  std::vector<StoredVersion> StoredCopies(int k, const std::string& name, int64_t committed);
+  std::vector<StoredVersion> StoredCopies(int k, const std::string& name, int64_t committed)
+      REQUIRES(mu_);
   // Collective: of this rank's copies on each tier (`stored`), the versions
   // every rank holds complete.
   Result<std::array<std::vector<int64_t>, kTierKinds>> VersionsEverywhere(
@@ -294,7 +295,7 @@ class Engine {
   // The part repaired from its sidecar, written and committed on `to`.
   Status DrainRepairedPart(const Tier& from, Tier& to, const std::string& name, int64_t version,
                            const FileEntry& part, const FileEntry& parity, const Status& cause);
-  uint64_t ecc_shards_corrected_ = 0;  // GUARDED_BY(mu_)
+  uint64_t ecc_shards_corrected_ GUARDED_BY(mu_) = 0;
   // (end of ECC sidecar)
 
   std::unique_ptr<Comm> comm_;
@@ -326,11 +327,11 @@ class Engine {
 
   // Serializes tier changes between the application thread (commit,
   // retention) and the flusher thread (drains).
-  std::mutex mu_;
+  Mutex mu_;
   // (tier, version) a drain will read or is reading; a multiset because
   // one source feeds drains to several tiers.
-  std::multiset<std::pair<int, int64_t>> pinned_;  // GUARDED_BY(mu_)
-  DrainCounts drains_;     // GUARDED_BY(mu_): since the last Wait
+  std::multiset<std::pair<int, int64_t>> pinned_ GUARDED_BY(mu_);
+  DrainCounts drains_ GUARDED_BY(mu_);  // since the last Wait
   DrainCounts last_wait_;  // what the last Wait saw
   std::unique_ptr<Flusher> flusher_;
 };

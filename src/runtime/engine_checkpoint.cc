@@ -17,7 +17,7 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
   {
     // A copy of this version left by an earlier run must not be mistaken
     // for the new one while the new one is being written.
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     CAIRN_RETURN_IF_ERROR(RemoveCopy(t, name, version, /*remove_empty_dir=*/false));
   }
   std::vector<Region> regions = SortedRegions();
@@ -120,7 +120,7 @@ Result<std::array<int64_t, kTierKinds>> Engine::ApplyRetention(const std::string
                                                                 int64_t committed) {
   std::array<std::vector<StoredVersion>, kTierKinds> stored;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (int k = 0; k < kTierKinds; ++k) {
       if (tiers_[k]) stored[k] = StoredCopies(k, name, committed);
     }
@@ -128,7 +128,7 @@ Result<std::array<int64_t, kTierKinds>> Engine::ApplyRetention(const std::string
   CAIRN_ASSIGN_OR_RETURN(auto everywhere, VersionsEverywhere(stored));
   std::array<int64_t, kTierKinds> newest;
   newest.fill(kNone);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (int k = 0; k < kTierKinds; ++k) {
     Tier* t = tiers_[k].get();
     if (t == nullptr) continue;
@@ -148,7 +148,7 @@ Status Engine::CopyVersionDown(TierKind from, TierKind to, const std::string& na
   Tier* src = tier(from);
   Tier* dst = tier(to);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     CAIRN_RETURN_IF_ERROR(RemoveCopy(*dst, name, version, /*remove_empty_dir=*/false));
   }
   Status s = [&]() -> Status {
@@ -177,14 +177,14 @@ Status Engine::CopyVersionDown(TierKind from, TierKind to, const std::string& na
     return Status::Ok();
   }();
   if (!s.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     (void)RemoveCopy(*dst, name, version, /*remove_empty_dir=*/false);
   }
   return s;
 }
 
 bool Engine::MakeRoomBelow(TierKind to, const std::string& name, int64_t version) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Tier* dst = tier(to);
   const int k = static_cast<int>(to);
   auto versions = dst->Versions(name);
@@ -217,7 +217,7 @@ Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_
                                TierKindName(from), TierKindName(to)));
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     pinned_.erase(pinned_.find({static_cast<int>(from), version}));
     pinned_.erase(pinned_.find({static_cast<int>(to), version}));
     ++(s.ok() ? drains_.done : drains_.failed);
@@ -256,7 +256,7 @@ void Engine::ScheduleDrain(TierKind from, TierKind to, const std::string& name, 
     // Pinned from now, not from when the job starts, so that retention can
     // delete neither the source while the job waits in the queue nor the
     // copy it is writing (whose manifest is not there yet).
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     pinned_.insert(source);
     pinned_.insert(target);
   }
@@ -271,7 +271,7 @@ void Engine::ScheduleDrain(TierKind from, TierKind to, const std::string& name, 
   flusher_->AddSuperseding(
       key, [this, from, to, name, version] { return Drain(from, to, name, version); },
       [this, source, target] {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(&mu_);
         pinned_.erase(pinned_.find(source));
         pinned_.erase(pinned_.find(target));
         ++drains_.superseded;
@@ -327,7 +327,7 @@ Status Engine::MakeRoomOnTier(TierKind kind, const std::string& name, uint64_t n
   Tier* t = tier(kind);
   const uint64_t capacity = t->config().capacity;
   if (capacity == 0) return Status::Ok();  // only the device limits it: the write will tell
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (;;) {
     CAIRN_ASSIGN_OR_RETURN(uint64_t held, t->VersionBytes());
     if (held + node_bytes <= capacity) return Status::Ok();
@@ -418,7 +418,7 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
       break;
     }
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       // Every rank has given up on this version here, so none is writing
       // into its directory any more.
       (void)RemoveCopy(*t, name, version);
@@ -540,7 +540,7 @@ Status Engine::Wait() {
   // A drain that failed was reported as a warning: the version it carried
   // is committed on a faster tier. What the drains did is in last_wait().
   (void)flusher_->Wait();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   last_wait_ = drains_;
   drains_ = DrainCounts{};
   return Status::Ok();

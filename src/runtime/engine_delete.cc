@@ -40,7 +40,7 @@ Status Engine::Delete(const std::string& name) {
       fmt::format("deleting '{}': waiting for background work", name)));
   int removed = 0;
   Status local = [&]() -> Status {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (const auto& t : tiers_) {
       if (!t) continue;
       CAIRN_ASSIGN_OR_RETURN(auto versions, t->Versions(name));

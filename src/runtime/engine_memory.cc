@@ -71,7 +71,7 @@ Engine::MemoryRelease Engine::ReleaseMemoryTier() {
   if (!keep_all) out.slot_bytes = memory->ReleaseParkedSlots();
   auto names = memory->Names();
   if (!names.ok()) return out;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (const auto& name : *names) {
     auto versions = memory->Versions(name);
     if (!versions.ok()) continue;

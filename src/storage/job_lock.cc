@@ -10,14 +10,17 @@ namespace {
 
 constexpr char kLockFileName[] = ".lock";
 
-Status HeldByAnotherJob(const Tier& tier, const std::string& holder) {
-  return Error(Code::kIo,
-               "tier '{}' at '{}' is in use by another job ({}; lock file '{}'): two jobs must "
-               "not share tier directories; give this one its own (CAIRN_DIR or tiers.{}.path) "
-               "or wait for the other to finish",
+// purpose: "" for a job, else the command's ("cairn delete").
+Status HeldByAnotherJob(const Tier& tier, const std::string& holder, const std::string& purpose) {
+  std::string advice =
+      purpose.empty()
+          ? fmt::format("two jobs must not share tier directories; give this one its own "
+                        "(CAIRN_DIR or tiers.{}.path) or wait for the other to finish",
+                        tier.name())
+          : purpose + " leaves the directories of a running job alone; run it once the job ended";
+  return Error(Code::kIo, "tier '{}' at '{}' is in use by another job ({}; lock file '{}'): {}",
                tier.name(), tier.root(),
-               holder.empty() ? "a process that is starting" : holder, TierLockPath(tier),
-               tier.name());
+               holder.empty() ? "a process that is starting" : holder, TierLockPath(tier), advice);
 }
 
 }  // namespace
@@ -34,7 +37,7 @@ Result<std::unique_ptr<FileLock>> LockTierDirectory(Tier& tier, const std::strin
         attempt.status().message());
     return std::unique_ptr<FileLock>();
   }
-  if (!attempt->lock) return HeldByAnotherJob(tier, attempt->holder);
+  if (!attempt->lock) return HeldByAnotherJob(tier, attempt->holder, purpose);
   return std::move(attempt->lock);
 }
 

@@ -38,6 +38,7 @@ Combiner::Combiner(int sources, int rows, std::vector<uint8_t> coefs)
 
 void Combiner::Add(int source, const uint8_t* data, uint8_t* const* rows, size_t len,
                    bool first) const {
+  if (len == 0) return;  // all parts of the group empty: no buffers at all
   if (plain_xor_) {
     if (first) {
       std::memcpy(rows[0], data, len);

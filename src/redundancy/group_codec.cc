@@ -50,7 +50,7 @@ const uint8_t* PieceOf(std::span<const uint8_t> part, int q, uint64_t chunk,
   }
   const uint64_t have = begin < part.size() ? std::min(chunk, part.size() - begin) : 0;
   if (have > 0) std::memcpy(scratch.data(), at, have);
-  std::memset(scratch.data() + have, 0, chunk - have);
+  if (chunk > have) std::memset(scratch.data() + have, 0, chunk - have);
   return scratch.data();
 }
 

@@ -178,6 +178,14 @@ TEST(GroupCodecTest, AGroupWithoutParityWaitsForTheOthers) {
   EXPECT_FALSE(out[1]->parity.has_value());
 }
 
+TEST(GroupCodecTest, EmptyPartsAreProtectedToo) {
+  Job job{Topology(4, 1), Settings(RedundancyScheme::kRs), {}, std::vector<std::vector<uint8_t>>(4),
+          {}};
+  Encode(job);
+  EXPECT_EQ(job.parity[0].header.chunk_size, 0u);
+  ExpectRebuiltExactly(job, {0, 3}, Rebuild(job, {0, 3}));
+}
+
 TEST(GroupCodecTest, NothingLostRebuildsNothing) {
   std::mt19937 rng(kSeed + 1);
   Job job{Topology(6, 2), Settings(RedundancyScheme::kXor), {}, RandomParts(6, rng), {}};

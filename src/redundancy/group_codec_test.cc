@@ -1,5 +1,6 @@
 #include "redundancy/group_codec.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -102,7 +103,9 @@ void ExpectRebuiltExactly(const Job& job, const std::set<int>& lost_nodes,
     const GroupParity& got = *out[r]->parity;
     EXPECT_EQ(EncodeParityHeader(got.header), EncodeParityHeader(want.header)) << "rank " << r;
     ASSERT_EQ(got.rows.size(), want.rows.size());
-    EXPECT_EQ(std::memcmp(got.rows.data(), want.rows.data(), want.rows.size()), 0) << "rank " << r;
+    EXPECT_TRUE(std::equal(got.rows.span().begin(), got.rows.span().end(),
+                           want.rows.span().begin()))
+        << "rank " << r;
   }
   EXPECT_EQ(out[0]->parts_rebuilt, lost_ranks);
   EXPECT_EQ(out[0]->parities_rebuilt, lost_ranks);

@@ -16,10 +16,10 @@
 #include <gtest/gtest.h>
 
 #include "base/clock.h"
-#include "comm/thread_comm.h"
 #include "env/env.h"
 #include "runtime/catalog.h"
 #include "runtime/engine.h"
+#include "tests/reliability/thread_job.h"
 #include "tests/test_support.h"
 
 namespace cairn {
@@ -30,27 +30,10 @@ using cairn_test::HoldsVersion;
 
 constexpr size_t kWords = 64 * 1024;  // 512 KiB per rank
 
-// One job: `ranks` ranks as threads, two per node, each with its own
-// engine over a ThreadComm; body(rank, engine, state) runs on every rank.
+// One job of `ranks` ranks, two per node (tests/reliability/thread_job.h).
 void RunJob(int ranks, Env* env, const Config& config,
             const std::function<void(int, Engine&, std::vector<uint64_t>&)>& body) {
-  std::vector<int> nodes;
-  for (int r = 0; r < ranks; ++r) nodes.push_back(r / 2);
-  ThreadGroup group(nodes);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r) {
-    threads.emplace_back([&, r] {
-      auto engine = Engine::Create(std::make_unique<ThreadComm>(&group, r), config, env,
-                                   Clock::Real());
-      ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-      std::vector<uint64_t> state(kWords);
-      ASSERT_TRUE((*engine)->Protect(0, state.data(), state.size(), sizeof(uint64_t)).ok());
-      body(r, **engine, state);
-      Status done = (*engine)->Finalize();
-      EXPECT_TRUE(done.ok()) << done.ToString();
-    });
-  }
-  for (auto& t : threads) t.join();
+  cairn_test::RunThreadJob(ranks, 2, kWords, env, config, body);
 }
 
 // State of version v on rank r: differs per rank and per version.

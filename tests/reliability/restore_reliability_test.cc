@@ -23,12 +23,12 @@
 
 #include "base/clock.h"
 #include "codec/crc32c.h"
-#include "comm/thread_comm.h"
 #include "env/env.h"
 #include "format/layout.h"
 #include "format/manifest.h"
 #include "runtime/catalog.h"
 #include "runtime/engine.h"
+#include "tests/reliability/thread_job.h"
 #include "tests/test_support.h"
 
 namespace cairn {
@@ -42,27 +42,10 @@ constexpr int kRanks = 4;
 constexpr int kRanksPerNode = 2;
 const char kName[] = "job";
 
-// One job: `ranks` ranks as threads, each with its own engine over a
-// ThreadComm; body(rank, engine, state) runs on every rank.
+// One job of `ranks` ranks (tests/reliability/thread_job.h).
 void RunJob(int ranks, Env* env, const Config& config,
             const std::function<void(int, Engine&, std::vector<uint64_t>&)>& body) {
-  std::vector<int> nodes;
-  for (int r = 0; r < ranks; ++r) nodes.push_back(r / kRanksPerNode);
-  ThreadGroup group(nodes);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r) {
-    threads.emplace_back([&, r] {
-      auto engine = Engine::Create(std::make_unique<ThreadComm>(&group, r), config, env,
-                                   Clock::Real());
-      ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-      std::vector<uint64_t> state(kWords);
-      ASSERT_TRUE((*engine)->Protect(0, state.data(), state.size(), sizeof(uint64_t)).ok());
-      body(r, **engine, state);
-      Status done = (*engine)->Finalize();
-      EXPECT_TRUE(done.ok()) << done.ToString();
-    });
-  }
-  for (auto& t : threads) t.join();
+  cairn_test::RunThreadJob(ranks, kRanksPerNode, kWords, env, config, body);
 }
 
 // State of version v on rank r: differs per rank and per version.

@@ -1,0 +1,119 @@
+#include "pmem/async_flusher.h"
+
+#include <algorithm>
+
+#include "env/sysfs.h"
+
+namespace cairn::pmem {
+namespace {
+constexpr uint64_t kDefaultLlcBytes = 32ull << 20;
+constexpr int kMaxCacheIndex = 8;
+
+// "32768K", "1M", "512" -> bytes; 0 if unreadable.
+uint64_t ParseCacheSize(const std::string& text) {
+  if (text.empty()) return 0;
+  uint64_t multiplier = 1;
+  std::string digits = text;
+  switch (text.back()) {
+    case 'K': multiplier = 1ull << 10; digits.pop_back(); break;
+    case 'M': multiplier = 1ull << 20; digits.pop_back(); break;
+    case 'G': multiplier = 1ull << 30; digits.pop_back(); break;
+    default: break;
+  }
+  uint64_t value = 0;
+  return ParseSysfsU64(digits, &value) ? value * multiplier : 0;
+}
+}  // namespace
+
+uint64_t LastLevelCacheBytes(Env* env) {
+  uint64_t best_level = 0, best_size = 0;
+  for (int i = 0; i < kMaxCacheIndex; ++i) {
+    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i);
+    auto level = ReadSysfsValue(env, dir + "/level");
+    auto size = ReadSysfsValue(env, dir + "/size");
+    uint64_t level_value = 0;
+    if (!level.ok() || !size.ok() || !ParseSysfsU64(*level, &level_value)) continue;
+    uint64_t bytes = ParseCacheSize(*size);
+    if (level_value > best_level) {
+      best_level = level_value;
+      best_size = bytes;
+    } else if (level_value == best_level) {
+      best_size = std::max(best_size, bytes);
+    }
+  }
+  return best_size > 0 ? best_size : kDefaultLlcBytes;
+}
+
+Result<std::unique_ptr<AsyncFlusher>> AsyncFlusher::Start(Env* env,
+                                                          const AsyncFlushOptions& options) {
+  uint64_t above = options.parallel_above > 0 ? options.parallel_above : LastLevelCacheBytes(env);
+  const FlushOps& ops = options.ops != nullptr ? *options.ops : Ops();
+  std::unique_ptr<AsyncFlusher> flusher(new AsyncFlusher(above, ops));
+  CAIRN_ASSIGN_OR_RETURN(flusher->pool_, FlushPool::Start(env, options.large_threads, ops));
+  CAIRN_ASSIGN_OR_RETURN(flusher->helper_, env->StartThread([f = flusher.get()] {
+    f->HelperLoop();
+  }));
+  return flusher;
+}
+
+AsyncFlusher::~AsyncFlusher() {
+  {
+    MutexLock lock(&mu_);
+    stopping_ = true;
+    changed_.SignalAll();
+  }
+  if (helper_) helper_->Join();
+}
+
+void AsyncFlusher::Submit(const void* addr, size_t n) {
+  if (n == 0) return;
+  MutexLock lock(&mu_);
+  queue_.push_back({addr, n});
+  changed_.SignalAll();
+}
+
+void AsyncFlusher::Barrier() {
+  MutexLock lock(&mu_);
+  ++stats_.barriers;
+  if (!queue_.empty() || busy_) ++stats_.barrier_waits;
+  while (!queue_.empty() || busy_) changed_.Wait();
+}
+
+AsyncFlushStats AsyncFlusher::stats() const {
+  MutexLock lock(&mu_);
+  return stats_;
+}
+
+void AsyncFlusher::FlushOne(const Range& range) {
+  if (range.n > parallel_above_) {
+    pool_->Persist(range.addr, range.n);
+  } else {
+    ops_.flush_lines(range.addr, range.n);
+    ops_.drain();
+  }
+}
+
+void AsyncFlusher::HelperLoop() {
+  for (;;) {
+    Range range;
+    {
+      MutexLock lock(&mu_);
+      // Stopping still drains the queue: a range submitted must not be
+      // dropped silently.
+      while (queue_.empty() && !stopping_) changed_.Wait();
+      if (queue_.empty()) return;
+      range = queue_.front();
+      queue_.pop_front();
+      busy_ = true;
+    }
+    FlushOne(range);
+    MutexLock lock(&mu_);
+    busy_ = false;
+    ++stats_.ranges;
+    stats_.bytes += range.n;
+    if (range.n > parallel_above_) ++stats_.parallel_ranges;
+    changed_.SignalAll();
+  }
+}
+
+}  // namespace cairn::pmem

@@ -1,0 +1,99 @@
+// AsyncFlusher: asynchronous, proactive cache flushing (the paper's §4.2,
+// Fig. 11). The application submits a range as soon as it will not write
+// it again in this iteration (cairn_flush_async); a helper thread flushes
+// it from a FIFO while the application computes on; the application waits
+// (cairn_flush_barrier) only where the range must be persistent, e.g.
+// before it becomes the consistent version.
+//
+// How a range is flushed depends on its size against the last-level cache
+// (docs/pmem.md "The size rule"). The paper flushes large objects with
+// WBINVD, a privileged instruction that writes back the whole cache
+// hierarchy, once the objects exceed ten times the LLC: most of their lines
+// are no longer cached, yet a per-line flush costs about the same whether
+// the line is cached or not (its Table 1). WBINVD is not available to a
+// user process, so Cairn keeps per-line flushing and, for a range larger
+// than the LLC, splits it over `large_threads` threads (FlushPool): the
+// cost that WBINVD avoided is the serial latency of flushing absent lines,
+// and that latency is what parallel flushes overlap.
+// Thread-safety: Submit and Barrier may be called from any thread.
+#ifndef CAIRN_PMEM_ASYNC_FLUSHER_H_
+#define CAIRN_PMEM_ASYNC_FLUSHER_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+
+#include "base/mutex.h"
+#include "base/status.h"
+#include "env/env.h"
+#include "pmem/flush_pool.h"
+
+namespace cairn::pmem {
+
+struct AsyncFlushOptions {
+  // Ranges above this many bytes are flushed by large_threads threads;
+  // 0: the last-level cache's size (LastLevelCacheBytes).
+  uint64_t parallel_above = 0;
+  int large_threads = 2;  // >= 1; the helper thread counts as one
+  const FlushOps* ops = nullptr;  // the primitives; null: Ops()
+};
+
+struct AsyncFlushStats {
+  uint64_t ranges = 0;           // ranges flushed
+  uint64_t bytes = 0;            // bytes of those ranges
+  uint64_t parallel_ranges = 0;  // of them, flushed over large_threads threads
+  uint64_t barriers = 0;         // Barrier calls
+  uint64_t barrier_waits = 0;    // Barrier calls that found work still queued
+};
+
+class AsyncFlusher {
+ public:
+  // Starts the helper thread (and the pool for large ranges) through env.
+  // kInvalidArgument for large_threads < 1; kInternal if a thread cannot
+  // be started.
+  static Result<std::unique_ptr<AsyncFlusher>> Start(Env* env, const AsyncFlushOptions& options);
+  // Finishes what is queued, then stops and joins the helper.
+  ~AsyncFlusher();
+  AsyncFlusher(const AsyncFlusher&) = delete;
+  AsyncFlusher& operator=(const AsyncFlusher&) = delete;
+
+  // Queues [addr, addr + n) for flushing (FIFO). REQUIRES: the range stays
+  // mapped until a Barrier after this call returns; writes to it after
+  // Submit may or may not be covered (the paper's contract: submit once the
+  // iteration's last write to it is done).
+  void Submit(const void* addr, size_t n) EXCLUDES(mu_);
+  // Blocks until every range submitted before the call is persistent.
+  void Barrier() EXCLUDES(mu_);
+  AsyncFlushStats stats() const EXCLUDES(mu_);
+  uint64_t parallel_above() const { return parallel_above_; }
+
+ private:
+  struct Range {
+    const void* addr;
+    size_t n;
+  };
+  AsyncFlusher(uint64_t parallel_above, const FlushOps& ops)
+      : parallel_above_(parallel_above), ops_(ops) {}
+  void HelperLoop() EXCLUDES(mu_);
+  void FlushOne(const Range& range);
+
+  const uint64_t parallel_above_;
+  const FlushOps ops_;
+  std::unique_ptr<FlushPool> pool_;  // flushes ranges above parallel_above_
+  mutable Mutex mu_;
+  CondVar changed_{&mu_};
+  std::deque<Range> queue_ GUARDED_BY(mu_);
+  bool busy_ GUARDED_BY(mu_) = false;  // the helper holds a range
+  bool stopping_ GUARDED_BY(mu_) = false;
+  AsyncFlushStats stats_ GUARDED_BY(mu_);
+  std::unique_ptr<Thread> helper_;
+};
+
+// The size of the largest CPU cache (the LLC) from sysfs
+// (/sys/devices/system/cpu/cpu0/cache/index*/), or 32 MiB when it cannot be
+// read (a container without sysfs).
+uint64_t LastLevelCacheBytes(Env* env);
+
+}  // namespace cairn::pmem
+
+#endif  // CAIRN_PMEM_ASYNC_FLUSHER_H_

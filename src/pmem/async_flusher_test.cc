@@ -1,0 +1,65 @@
+#include "pmem/async_flusher.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+namespace cairn::pmem {
+namespace {
+
+constexpr size_t kLines = 4096;
+alignas(kCacheLine) uint8_t g_buffer[kLines * kCacheLine];
+std::atomic<int> g_flushed[kLines];
+
+void CountingFlush(const void* addr, size_t n) {
+  LineSpan span = LinesOf(addr, n);
+  for (size_t i = 0; i < span.count; ++i) {
+    g_flushed[(span.first - reinterpret_cast<uintptr_t>(g_buffer)) / kCacheLine + i]++;
+  }
+}
+void Drain() {}
+void NoCopy(void*, const void*, size_t) {}
+constexpr FlushOps kCounting{FlushKind::kClflush, CopyKind::kSse2, CountingFlush, Drain, NoCopy};
+
+TEST(AsyncFlusherTest, BarrierWaitsForEverySubmittedRangeInOrder) {
+  for (auto& c : g_flushed) c = 0;
+  AsyncFlushOptions options;
+  options.parallel_above = 256 * kCacheLine;
+  options.large_threads = 2;
+  options.ops = &kCounting;
+  auto flusher = AsyncFlusher::Start(PosixEnv(), options);
+  ASSERT_TRUE(flusher.ok()) << flusher.status().ToString();
+  // Small ranges (line by line on the helper) and large ones (parallel).
+  (*flusher)->Submit(g_buffer, 100 * kCacheLine);
+  (*flusher)->Submit(g_buffer + 100 * kCacheLine, 1000 * kCacheLine);
+  (*flusher)->Submit(g_buffer + 1100 * kCacheLine, kLines * kCacheLine - 1100 * kCacheLine);
+  (*flusher)->Barrier();
+  for (size_t i = 0; i < kLines; ++i) ASSERT_EQ(g_flushed[i].load(), 1) << "line " << i;
+  AsyncFlushStats stats = (*flusher)->stats();
+  EXPECT_EQ(stats.ranges, 3u);
+  EXPECT_EQ(stats.bytes, kLines * kCacheLine);
+  EXPECT_EQ(stats.parallel_ranges, 2u);
+  EXPECT_EQ(stats.barriers, 1u);
+}
+
+TEST(AsyncFlusherTest, DestructionFlushesWhatIsQueued) {
+  for (auto& c : g_flushed) c = 0;
+  AsyncFlushOptions options;
+  options.ops = &kCounting;
+  {
+    auto flusher = AsyncFlusher::Start(PosixEnv(), options);
+    ASSERT_TRUE(flusher.ok());
+    for (size_t i = 0; i < kLines; ++i) (*flusher)->Submit(g_buffer + i * kCacheLine, kCacheLine);
+  }
+  for (size_t i = 0; i < kLines; ++i) ASSERT_EQ(g_flushed[i].load(), 1) << "line " << i;
+}
+
+TEST(AsyncFlusherTest, LastLevelCacheIsKnown) {
+  uint64_t llc = LastLevelCacheBytes(PosixEnv());
+  EXPECT_GE(llc, 256u << 10);
+  std::printf("last-level cache: %llu bytes\n", static_cast<unsigned long long>(llc));
+}
+
+}  // namespace
+}  // namespace cairn::pmem

@@ -1,0 +1,266 @@
+#include "pmem/in_place_array.h"
+
+#include <cstring>
+#include <optional>
+
+#include "base/log.h"
+#include "codec/crc32c.h"
+#include "pmem/flush.h"
+
+namespace cairn::pmem {
+namespace {
+
+// docs/format.md "Persistent arrays". Fields are little-endian (host order
+// on x86-64, the only architecture with these flush instructions).
+constexpr char kMagic[8] = {'C', 'A', 'I', 'R', 'N', 'I', 'P', 'V'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr uint64_t kHeaderBytes = 4096;   // header + two records, one page
+constexpr uint64_t kPageBytes = 4096;
+constexpr size_t kHeaderCrcOffset = 40;   // CRC32C of bytes [0, 40)
+constexpr size_t kRecordOffset[2] = {64, 128};  // one cache line each
+constexpr size_t kRecordCrcOffset = 16;   // CRC32C of bytes [0, 16) of a record
+constexpr uint32_t kRecordInPlace = 1;
+constexpr uint32_t kRecordCopy = 2;
+
+struct Header {
+  uint64_t elem_size;
+  uint64_t count;
+  uint64_t copy_bytes;
+};
+
+struct Record {
+  int64_t iteration;
+  uint32_t consistent;  // 0 or 1
+  uint32_t mode;        // kRecordInPlace or kRecordCopy
+};
+
+template <typename T>
+void Put(uint8_t* p, size_t offset, T value) {
+  std::memcpy(p + offset, &value, sizeof(T));
+}
+template <typename T>
+T Get(const uint8_t* p, size_t offset) {
+  T value;
+  std::memcpy(&value, p + offset, sizeof(T));
+  return value;
+}
+
+std::optional<Record> ParseRecord(const uint8_t* line) {
+  if (Crc32c(line, kRecordCrcOffset) != Get<uint32_t>(line, kRecordCrcOffset)) return std::nullopt;
+  Record r{Get<int64_t>(line, 0), Get<uint32_t>(line, 8), Get<uint32_t>(line, 12)};
+  if (r.iteration < 0 || r.consistent > 1 || (r.mode != kRecordInPlace && r.mode != kRecordCopy)) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+uint64_t RoundUp(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
+
+}  // namespace
+
+const char* PersistModeName(PersistMode mode) {
+  switch (mode) {
+    case PersistMode::kProfiling: return "profiling";
+    case PersistMode::kInPlace: return "in-place";
+    case PersistMode::kCopy: return "copy";
+  }
+  return "?";
+}
+
+Result<std::unique_ptr<InPlaceArray>> InPlaceArray::Open(const std::string& path, uint64_t count,
+                                                         uint64_t elem_size,
+                                                         const InPlaceArrayOptions& options) {
+  if (count == 0 || elem_size == 0 || count > (UINT64_MAX / 4) / elem_size) {
+    return Error(Code::kInvalidArgument, "persistent array '{}': bad shape {} x {} bytes", path,
+                 count, elem_size);
+  }
+  std::unique_ptr<InPlaceArray> a(new InPlaceArray);
+  a->flusher_ = options.flusher;
+  auto existing = PmemMap::OpenExisting(path);
+  if (existing.ok()) {
+    a->map_ = std::move(existing).value();
+    CAIRN_RETURN_IF_ERROR(a->Load(count, elem_size));
+  } else if (existing.status().code() == Code::kNotFound) {
+    a->count_ = count;
+    a->elem_size_ = elem_size;
+    a->copy_bytes_ = RoundUp(count * elem_size, kPageBytes);
+    CAIRN_ASSIGN_OR_RETURN(a->map_, PmemMap::Create(path, kHeaderBytes + 2 * a->copy_bytes_));
+    CAIRN_RETURN_IF_ERROR(a->Format());
+  } else {
+    return existing.status();
+  }
+  switch (options.pattern) {
+    case UpdatePattern::kUniform:
+      a->mode_ = PersistMode::kInPlace;
+      a->mode_reason_ = "declared uniform: every element is written every iteration";
+      break;
+    case UpdatePattern::kNonUniform:
+      a->mode_ = PersistMode::kCopy;
+      a->mode_reason_ = "declared non-uniform: copy with non-temporal stores at each commit";
+      break;
+    case UpdatePattern::kAuto:
+      a->mode_ = PersistMode::kProfiling;
+      a->mode_reason_ = "profiling the first iteration (copy-based until it is committed)";
+      break;
+  }
+  if (a->mode_ != PersistMode::kInPlace) {
+    // The application's one array: the last committed data, or zeros.
+    a->dram_ = std::make_unique<uint8_t[]>(a->copy_bytes_);
+    if (a->iteration_ != kNoIteration) {
+      std::memcpy(a->dram_.get(), a->Copy(a->consistent_index_), count * elem_size);
+    }
+  }
+  a->AssignRoles();
+  return a;
+}
+
+InPlaceArray::~InPlaceArray() {
+  // The flusher may still hold our working version: it must be done with
+  // it before the mapping goes.
+  if (flush_started_ && flusher_ != nullptr) flusher_->Barrier();
+}
+
+Status InPlaceArray::Format() {
+  uint8_t* p = map_->data();
+  std::memset(p, 0, kHeaderBytes);
+  std::memcpy(p, kMagic, sizeof(kMagic));
+  Put<uint32_t>(p, 8, kFormatVersion);
+  Put<uint32_t>(p, 12, static_cast<uint32_t>(kHeaderBytes));
+  Put<uint64_t>(p, 16, elem_size_);
+  Put<uint64_t>(p, 24, count_);
+  Put<uint64_t>(p, 32, copy_bytes_);
+  Put<uint32_t>(p, kHeaderCrcOffset, Crc32c(p, kHeaderCrcOffset));
+  Persist(p, kHeaderBytes);
+  return map_->PersistMedium(p, kHeaderBytes);
+}
+
+Status InPlaceArray::Load(uint64_t count, uint64_t elem_size) {
+  const uint8_t* p = map_->data();
+  const std::string& path = map_->path();
+  if (map_->size() < kHeaderBytes || std::memcmp(p, kMagic, sizeof(kMagic)) != 0 ||
+      Get<uint32_t>(p, kHeaderCrcOffset) != Crc32c(p, kHeaderCrcOffset)) {
+    return Error(Code::kCorrupt, "'{}' is not a Cairn persistent array (bad magic or header CRC)",
+                 path);
+  }
+  if (Get<uint32_t>(p, 8) != kFormatVersion || Get<uint32_t>(p, 12) != kHeaderBytes) {
+    return Error(Code::kCorrupt, "persistent array '{}': unknown format version {}", path,
+                 Get<uint32_t>(p, 8));
+  }
+  Header h{Get<uint64_t>(p, 16), Get<uint64_t>(p, 24), Get<uint64_t>(p, 32)};
+  if (h.elem_size != elem_size || h.count != count) {
+    return Error(Code::kMismatch,
+                 "persistent array '{}' holds {} elements of {} bytes, not {} of {} bytes", path,
+                 h.count, h.elem_size, count, elem_size);
+  }
+  if (h.copy_bytes != RoundUp(count * elem_size, kPageBytes) ||
+      map_->size() < kHeaderBytes + 2 * h.copy_bytes) {
+    return Error(Code::kCorrupt, "persistent array '{}' is truncated ({} bytes)", path,
+                 map_->size());
+  }
+  count_ = count;
+  elem_size_ = elem_size;
+  copy_bytes_ = h.copy_bytes;
+  // The newest valid record wins; a torn one (bad CRC) is the commit that
+  // did not finish, and the other slot holds the one before it.
+  for (size_t offset : kRecordOffset) {
+    auto record = ParseRecord(p + offset);
+    if (record && record->iteration > iteration_) {
+      iteration_ = record->iteration;
+      consistent_index_ = static_cast<int>(record->consistent);
+    }
+  }
+  return Status::Ok();
+}
+
+uint8_t* InPlaceArray::Copy(int index) const {
+  return map_->data() + kHeaderBytes + static_cast<uint64_t>(index) * copy_bytes_;
+}
+
+void InPlaceArray::AssignRoles() {
+  consistent_ = Copy(consistent_index_);
+  if (mode_ == PersistMode::kInPlace) {
+    working_ = Copy(1 - consistent_index_);
+    consistent_for_reads_ = consistent_;
+  } else {
+    working_ = dram_.get();
+    consistent_for_reads_ = dram_.get();  // one array: reads see the latest writes
+  }
+  updated_ = false;
+  flush_started_ = false;
+}
+
+void InPlaceArray::StartFlush() {
+  if (flusher_ == nullptr || mode_ != PersistMode::kInPlace || flush_started_) return;
+  flusher_->Submit(working_, count_ * elem_size_);
+  flush_started_ = true;
+}
+
+Status InPlaceArray::PersistRecord(int64_t iteration, int index) {
+  uint8_t* line = map_->data() + kRecordOffset[iteration % 2];
+  uint8_t record[kCacheLine] = {};
+  Put<int64_t>(record, 0, iteration);
+  Put<uint32_t>(record, 8, static_cast<uint32_t>(index));
+  Put<uint32_t>(record, 12, mode_ == PersistMode::kInPlace ? kRecordInPlace : kRecordCopy);
+  Put<uint32_t>(record, kRecordCrcOffset, Crc32c(record, kRecordCrcOffset));
+  std::memcpy(line, record, sizeof(record));
+  Persist(line, sizeof(record));
+  return map_->PersistMedium(line, sizeof(record));
+}
+
+Status InPlaceArray::PersistCopyMode(int target) {
+  const uint64_t bytes = count_ * elem_size_;
+  const FlushOps& ops = Ops();
+  ops.copy_nt(Copy(target), dram_.get(), bytes);
+  ops.drain();
+  return map_->PersistMedium(Copy(target), bytes);
+}
+
+void InPlaceArray::ChooseModeFromProfile(const uint8_t* previous) {
+  uint64_t unchanged = 0;
+  const uint8_t* now = dram_.get();
+  for (uint64_t i = 0; i < count_; ++i) {
+    unchanged += std::memcmp(now + i * elem_size_, previous + i * elem_size_, elem_size_) == 0;
+  }
+  if (unchanged == 0) {
+    mode_ = PersistMode::kInPlace;
+    mode_reason_ = fmt::format("profiled iteration {} wrote every element: in-place versioning",
+                               iteration_ + 1);
+  } else {
+    // An element that kept its value may have been skipped: the safe
+    // choice is copying (a uniform update that happens to repeat a value
+    // only costs the copy).
+    mode_ = PersistMode::kCopy;
+    mode_reason_ = fmt::format(
+        "profiled iteration {} left {} of {} elements unchanged (non-uniform update): copy with "
+        "non-temporal stores at each commit",
+        iteration_ + 1, unchanged, count_);
+  }
+  Log(LogLevel::kInfo, "persistent array '{}': {}", map_->path(), mode_reason_);
+}
+
+Status InPlaceArray::Commit() {
+  const uint64_t bytes = count_ * elem_size_;
+  const int target = 1 - consistent_index_;
+  if (mode_ == PersistMode::kInPlace) {
+    if (flush_started_) {
+      flusher_->Barrier();
+    } else {
+      Persist(working_, bytes);
+    }
+    CAIRN_RETURN_IF_ERROR(map_->PersistMedium(working_, bytes));
+  } else {
+    CAIRN_RETURN_IF_ERROR(PersistCopyMode(target));
+  }
+  // Profile before the record flips: `consistent_` is still the previous
+  // iteration.
+  const bool profiled = mode_ == PersistMode::kProfiling && iteration_ != kNoIteration;
+  if (profiled) ChooseModeFromProfile(consistent_);
+  CAIRN_RETURN_IF_ERROR(PersistRecord(iteration_ + 1, target));
+  ++iteration_;
+  consistent_index_ = target;
+  if (mode_ == PersistMode::kInPlace) dram_.reset();
+  AssignRoles();
+  return Status::Ok();
+}
+
+}  // namespace cairn::pmem

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <csignal>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -315,6 +316,64 @@ void AddTierKeys(std::vector<ConfigKey>& keys, TierKind kind, const std::string&
   }
 }
 
+// transparent.arena_address: an integer, or a string of one ("0x200000000000").
+Status SetArenaAddress(Config& c, const ConfigValue& v) {
+  const std::string kKey = "transparent.arena_address";
+  std::optional<uint64_t> address;
+  if (const int64_t* n = std::get_if<int64_t>(&v); n != nullptr && *n > 0) {
+    address = static_cast<uint64_t>(*n);
+  } else if (const std::string* text = TextOf(v)) {
+    uint64_t parsed = 0;
+    bool hex = text->size() > 2 && (*text)[0] == '0' && ((*text)[1] == 'x' || (*text)[1] == 'X');
+    const char* first = text->data() + (hex ? 2 : 0);
+    const char* last = text->data() + text->size();
+    auto [end, err] = std::from_chars(first, last, parsed, hex ? 16 : 10);
+    if (err == std::errc() && end == last && parsed > 0) address = parsed;
+  }
+  if (!address || *address % 4096 != 0 || *address >= (uint64_t{1} << 47)) {
+    return BadValue(kKey, v, "expected a page-aligned user-space address such as 0x200000000000");
+  }
+  c.transparent.arena_address = *address;
+  return Status::Ok();
+}
+
+void AddTransparentKeys(std::vector<ConfigKey>& keys) {
+  keys.push_back(EnumKey<int>(
+      "transparent", "signal", "SIGUSR1",
+      "signal that asks for a checkpoint, taken collectively at the next safe point "
+      "(docs/transparent.md); none: no trigger",
+      {{"none", 0}, {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}, {"SIGHUP", SIGHUP},
+       {"SIGINT", SIGINT}, {"SIGTERM", SIGTERM}, {"SIGALRM", SIGALRM}, {"SIGXCPU", SIGXCPU}},
+      [](Config& c) -> int& { return c.transparent.signal; }));
+  keys.push_back(StringKey("transparent", "name", "transparent",
+                           "checkpoint name of the versions the signal triggers",
+                           [](Config& c) -> std::string& { return c.transparent.name; }));
+  keys.push_back(ConfigKey{"transparent", "arena_address", "address", "0x200000000000",
+                           "fixed virtual address of the preloaded heap (the same in every run)",
+                           SetArenaAddress});
+  keys.push_back(SizeKey("transparent", "arena_size", "64GiB",
+                         "address space reserved for the preloaded heap (committed as used)",
+                         [](Config& c) -> uint64_t& { return c.transparent.arena_size; }));
+  keys.push_back(SizeKey("transparent", "stack_size", "64MiB",
+                         "main's stack under the preloaded library (a fixed address too)",
+                         [](Config& c) -> uint64_t& { return c.transparent.stack_size; }));
+  keys.push_back(EnumKey<DirtyMethod>(
+      "transparent", "tracking", "auto",
+      "how written pages are found: auto (the first the kernel offers), uffd-wp, soft-dirty, "
+      "mprotect, none",
+      {{"auto", DirtyMethod::kAuto},
+       {"uffd-wp", DirtyMethod::kUffdWp},
+       {"soft-dirty", DirtyMethod::kSoftDirty},
+       {"mprotect", DirtyMethod::kMprotect},
+       {"none", DirtyMethod::kNone}},
+      [](Config& c) -> DirtyMethod& { return c.transparent.tracking; }));
+  keys.push_back(BoolKey("transparent", "fixed_layout", "true",
+                         "re-execute the preloaded program once without address-space "
+                         "randomisation, so that a restart finds code and libraries where "
+                         "they were",
+                         [](Config& c) -> bool& { return c.transparent.fixed_layout; }));
+}
+
 std::vector<ConfigKey> BuildKeys() {
   std::vector<ConfigKey> keys;
   keys.push_back(StringKey("general", "dir", "./cairn-data",
@@ -421,6 +480,7 @@ std::vector<ConfigKey> BuildKeys() {
                          "true: checkpoint returns once the parity is committed; false: it is "
                          "encoded in the background and checkpoint_wait covers it",
                          [](Config& c) -> bool& { return c.redundancy.sync; }));
+  AddTransparentKeys(keys);
   keys.push_back(IntKey("retention", "keep", "2", "complete versions kept per tier", 1, 1000000,
                         [](Config& c) -> int& { return c.keep; }));
   keys.push_back(IntKey("topology", "ranks_per_node", "0",
@@ -680,6 +740,17 @@ Status FinishConfig(Config& config, const std::set<std::string>& user_set) {
 }
 
 }  // namespace
+
+const char* DirtyMethodName(DirtyMethod method) {
+  switch (method) {
+    case DirtyMethod::kAuto: return "auto";
+    case DirtyMethod::kUffdWp: return "uffd-wp";
+    case DirtyMethod::kSoftDirty: return "soft-dirty";
+    case DirtyMethod::kMprotect: return "mprotect";
+    case DirtyMethod::kNone: return "none";
+  }
+  return "unknown";
+}
 
 const char* RedundancySchemeName(RedundancyScheme scheme) {
   switch (scheme) {

@@ -130,6 +130,27 @@ struct RedundancySettings {
   bool sync = false;   // checkpoint returns only once the parity is committed
 };
 
+// Transparent mode ([transparent]; docs/transparent.md): the heap of an
+// unmodified MPI program, preloaded with libcairn_intercept.so, and the
+// signal that asks for a checkpoint (also honoured by libcairn itself).
+// How the arena's written pages are found (transparent/dirty_tracker.h).
+enum class DirtyMethod { kAuto, kUffdWp, kSoftDirty, kMprotect, kNone };
+// "auto", "uffd-wp", "soft-dirty", "mprotect", "none".
+const char* DirtyMethodName(DirtyMethod method);
+
+struct TransparentSettings {
+  int signal = 10;                    // SIGUSR1 on Linux; 0: no signal trigger
+  std::string name = "transparent";   // checkpoint name of signal-triggered versions
+  uint64_t arena_address = uint64_t{0x200000000000};  // 32 TiB: far from the kernel's picks
+  uint64_t arena_size = uint64_t{64} << 30;           // reserved, committed as used
+  uint64_t stack_size = uint64_t{64} << 20;           // main's stack, at a fixed address
+  DirtyMethod tracking = DirtyMethod::kAuto;
+  // Re-execute the program once without address-space randomisation, so
+  // that code and library data (return addresses, MPI_COMM_WORLD) sit at
+  // the same addresses in every run.
+  bool fixed_layout = true;
+};
+
 // The endurance of each node's SSD ([tiers.ssd]).
 struct SsdEndurance {
   double rating_bytes = 14.6e15;             // PBW_rating (endurance_tbw x 1e12)
@@ -145,6 +166,7 @@ struct Config {
   IntervalSettings interval;
   IoSettings io;
   RedundancySettings redundancy;
+  TransparentSettings transparent;
   // [tiers.ssd] endurance, in the keys' units (ssd_endurance() converts).
   double ssd_endurance_tbw = 14600;
   double ssd_endurance_pbw = 0;  // 0: use ssd_endurance_tbw

@@ -480,6 +480,41 @@ std::vector<ConfigKey> BuildKeys() {
                          "true: checkpoint returns once the parity is committed; false: it is "
                          "encoded in the background and checkpoint_wait covers it",
                          [](Config& c) -> bool& { return c.redundancy.sync; }));
+  keys.push_back(EnumKey<DedupMode>(
+      "dedup", "mode", "off",
+      "page deduplication of checkpoints: off (every page written), local (within a rank), "
+      "collective (also across ranks), incremental (local + unchanged pages refer to the "
+      "previous version), collective+incremental (docs/dedup.md)",
+      {{"off", DedupMode::kOff},
+       {"local", DedupMode::kLocal},
+       {"collective", DedupMode::kCollective},
+       {"incremental", DedupMode::kIncremental},
+       {"collective+incremental", DedupMode::kCollectiveIncremental}},
+      [](Config& c) -> DedupMode& { return c.dedup.mode; }));
+  keys.push_back(IntKey("dedup", "page_size", "4096",
+                        "bytes per page, cut from each region's first byte (the last page of a "
+                        "region may be shorter and is always written)",
+                        512, 1 << 24, [](Config& c) -> int& { return c.dedup.page_size; }));
+  keys.push_back(IntKey("dedup", "threshold", "131072",
+                        "collective: the most frequent pages the reduction keeps (the paper's "
+                        "Threshold)",
+                        1, int64_t{1} << 30, [](Config& c) -> int64_t& { return c.dedup.threshold; }));
+  keys.push_back(EnumKey<DedupHash>(
+      "dedup", "hash", "xxh3-128",
+      "page digest: xxh3-128, sha1 (the paper's) or sha256; test-collide is an 8-bit digest "
+      "for tests only",
+      {{"xxh3-128", DedupHash::kXxh3_128},
+       {"sha1", DedupHash::kSha1},
+       {"sha256", DedupHash::kSha256},
+       {"test-collide", DedupHash::kTestCollide}},
+      [](Config& c) -> DedupHash& { return c.dedup.hash; }));
+  keys.push_back(BoolKey("dedup", "verify", "false",
+                         "compare the bytes of two pages of a rank before one is stored as a "
+                         "reference to the other (catches digest collisions within a rank)",
+                         [](Config& c) -> bool& { return c.dedup.verify; }));
+  keys.push_back(IntKey("dedup", "full_every", "8",
+                        "incremental modes: every Nth version stores every page (1: always)", 1,
+                        1000000, [](Config& c) -> int& { return c.dedup.full_every; }));
   AddTransparentKeys(keys);
   keys.push_back(IntKey("retention", "keep", "2", "complete versions kept per tier", 1, 1000000,
                         [](Config& c) -> int& { return c.keep; }));
@@ -740,6 +775,17 @@ Status FinishConfig(Config& config, const std::set<std::string>& user_set) {
 }
 
 }  // namespace
+
+const char* DedupModeName(DedupMode mode) {
+  switch (mode) {
+    case DedupMode::kOff: return "off";
+    case DedupMode::kLocal: return "local";
+    case DedupMode::kCollective: return "collective";
+    case DedupMode::kIncremental: return "incremental";
+    case DedupMode::kCollectiveIncremental: return "collective+incremental";
+  }
+  return "unknown";
+}
 
 const char* DirtyMethodName(DirtyMethod method) {
   switch (method) {

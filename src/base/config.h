@@ -130,6 +130,32 @@ struct RedundancySettings {
   bool sync = false;   // checkpoint returns only once the parity is committed
 };
 
+// Page-level deduplication of checkpoints ([dedup]; dedup/ and docs/dedup.md):
+// off writes every page; local stores each distinct page of a rank once;
+// collective also stores a page that several ranks hold once in the job
+// (the paper's top-K); incremental adds references to the previous version
+// for unchanged pages (with local dedup), collective+incremental does both.
+enum class DedupMode { kOff, kLocal, kCollective, kIncremental, kCollectiveIncremental };
+// "off", "local", "collective", "incremental", "collective+incremental".
+const char* DedupModeName(DedupMode mode);
+// Page digests; kTestCollide is an 8-bit digest for collision tests only.
+enum class DedupHash { kXxh3_128, kSha1, kSha256, kTestCollide };
+
+struct DedupSettings {
+  DedupMode mode = DedupMode::kOff;
+  int page_size = 4096;                 // bytes per page
+  int64_t threshold = int64_t{1} << 17; // most frequent pages the collective step keeps
+  DedupHash hash = DedupHash::kXxh3_128;
+  bool verify = false;  // compare bytes before a page is a local duplicate
+  int full_every = 8;   // incremental: every Nth version stores every page
+  bool collective() const {
+    return mode == DedupMode::kCollective || mode == DedupMode::kCollectiveIncremental;
+  }
+  bool incremental() const {
+    return mode == DedupMode::kIncremental || mode == DedupMode::kCollectiveIncremental;
+  }
+};
+
 // Transparent mode ([transparent]; docs/transparent.md): the heap of an
 // unmodified MPI program, preloaded with libcairn_intercept.so, and the
 // signal that asks for a checkpoint (also honoured by libcairn itself).
@@ -167,6 +193,7 @@ struct Config {
   IoSettings io;
   RedundancySettings redundancy;
   TransparentSettings transparent;
+  DedupSettings dedup;
   // [tiers.ssd] endurance, in the keys' units (ssd_endurance() converts).
   double ssd_endurance_tbw = 14600;
   double ssd_endurance_pbw = 0;  // 0: use ssd_endurance_tbw

@@ -1,0 +1,50 @@
+#include "comm/tree_reduce.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "comm/thread_comm.h"
+
+namespace cairn {
+namespace {
+
+// Every rank contributes its rank number; the merge concatenates, so the
+// result shows that each merge saw the lower ranks on the left.
+std::vector<Result<std::string>> Reduce(int nranks, int failing_rank) {
+  std::vector<Result<std::string>> out(static_cast<size_t>(nranks), Status(Code::kInternal, "unset"));
+  Status started = RunRanks(PosixEnv(), std::vector<int>(static_cast<size_t>(nranks), 0), [&](Comm& comm) {
+    MergeBytes merge = [&](const std::string& l, const std::string& r) -> Result<std::string> {
+      if (comm.rank() == failing_rank) return Error(Code::kCorrupt, "bad message on rank {}", comm.rank());
+      return l + "," + r;
+    };
+    out[static_cast<size_t>(comm.rank())] = AllreduceTree(comm, std::to_string(comm.rank()), merge);
+  });
+  EXPECT_TRUE(started.ok()) << started.ToString();
+  return out;
+}
+
+TEST(TreeReduceTest, EveryRankGetsTheMergeOfAllInRankOrder) {
+  for (int n : {1, 2, 3, 4, 5, 7, 8}) {
+    std::string expected = "0";
+    for (int r = 1; r < n; ++r) expected += "," + std::to_string(r);
+    for (const auto& got : Reduce(n, -1)) {
+      ASSERT_TRUE(got.ok()) << n << " ranks: " << got.status().ToString();
+      EXPECT_EQ(*got, expected) << n << " ranks";
+    }
+  }
+}
+
+TEST(TreeReduceTest, AFailedMergeOnOneRankIsEveryRanksError) {
+  // Rank 2 merges rank 3's part in the first round of 4 ranks.
+  for (const auto& got : Reduce(4, 2)) {
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().code(), Code::kCorrupt);
+    EXPECT_NE(got.status().message().find("bad message on rank 2"), std::string::npos)
+        << got.status().ToString();
+  }
+}
+
+}  // namespace
+}  // namespace cairn

@@ -1,0 +1,114 @@
+#include "dedup/hash_merger.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "format/bytes.h"
+
+namespace cairn {
+namespace {
+
+bool ByDigest(const HashFreq& a, const HashFreq& b) { return a.digest < b.digest; }
+
+// Line 23-25: the `threshold` highest counts survive; the set stays sorted.
+void Truncate(HashFreqSet* set, size_t threshold) {
+  if (set->size() <= threshold) return;
+  auto more_frequent = [](const HashFreq& a, const HashFreq& b) {
+    return a.count != b.count ? a.count > b.count : a.digest < b.digest;
+  };
+  std::nth_element(set->begin(), set->begin() + static_cast<ptrdiff_t>(threshold), set->end(),
+                   more_frequent);
+  set->resize(threshold);
+  std::sort(set->begin(), set->end(), ByDigest);
+}
+
+}  // namespace
+
+HashFreqSet HashMerger(const HashFreqSet& left, const HashFreqSet& right, int nranks,
+                       size_t threshold) {
+  std::vector<uint64_t> page_load(static_cast<size_t>(nranks), 0);  // lines 2-4
+  HashFreqSet result;
+  result.reserve(left.size() + right.size());
+  // Pairs of tuples that both sides hold, as (index in left, index in right).
+  std::vector<std::pair<size_t, size_t>> shared;
+  size_t i = 0;
+  size_t j = 0;
+  // Lines 6-13 in one walk over both sorted sets: a tuple only one side
+  // holds goes in as it is and charges its owner.
+  auto take_alone = [&](const HashFreq& t) {
+    result.push_back(t);
+    ++page_load[static_cast<size_t>(t.owner)];
+  };
+  while (i < left.size() || j < right.size()) {
+    if (j == right.size() || (i < left.size() && left[i].digest < right[j].digest)) {
+      take_alone(left[i++]);
+    } else if (i == left.size() || right[j].digest < left[i].digest) {
+      take_alone(right[j++]);
+    } else {
+      shared.emplace_back(i++, j++);
+    }
+  }
+  // Lines 14-22, only once every unavoidable load is known.
+  for (auto [li, rj] : shared) {
+    const HashFreq& l = left[li];
+    const HashFreq& r = right[rj];
+    int32_t owner = page_load[static_cast<size_t>(l.owner)] < page_load[static_cast<size_t>(r.owner)]
+                        ? l.owner
+                        : r.owner;
+    result.push_back({l.digest, l.count + r.count, owner});
+    ++page_load[static_cast<size_t>(owner)];
+  }
+  std::sort(result.begin(), result.end(), ByDigest);
+  Truncate(&result, threshold);
+  return result;
+}
+
+HashFreqSet LocalHashFreq(std::vector<PageDigest> digests, int rank, size_t threshold) {
+  std::sort(digests.begin(), digests.end());
+  digests.erase(std::unique(digests.begin(), digests.end()), digests.end());
+  HashFreqSet set;
+  set.reserve(digests.size());
+  for (const PageDigest& d : digests) set.push_back({d, 1, rank});
+  Truncate(&set, threshold);
+  return set;
+}
+
+std::string EncodeHashFreqSet(const HashFreqSet& set, size_t digest_bytes) {
+  ByteWriter w;
+  w.data().reserve(9 + set.size() * (digest_bytes + 12));
+  w.U8(static_cast<uint8_t>(digest_bytes));
+  w.U64(set.size());
+  for (const HashFreq& t : set) {
+    w.Bytes(std::string_view(reinterpret_cast<const char*>(t.digest.bytes.data()), digest_bytes));
+    w.U64(t.count);
+    w.U32(static_cast<uint32_t>(t.owner));
+  }
+  return std::move(w.data());
+}
+
+Result<HashFreqSet> DecodeHashFreqSet(const std::string& bytes, size_t digest_bytes, int nranks,
+                                      const std::string& origin) {
+  ByteReader r(bytes);
+  uint8_t width = r.U8();
+  uint64_t n = r.U64();
+  if (!r.ok() || width != digest_bytes || n > r.remaining() / (digest_bytes + 12)) {
+    return Error(Code::kCorrupt, "top-K set from {}: truncated or of another digest width", origin);
+  }
+  HashFreqSet set(n);
+  for (HashFreq& t : set) {
+    std::string d = r.Bytes(digest_bytes);
+    std::memcpy(t.digest.bytes.data(), d.data(), d.size());
+    t.count = r.U64();
+    t.owner = static_cast<int32_t>(r.U32());
+    if (t.owner < 0 || t.owner >= nranks) {
+      return Error(Code::kCorrupt, "top-K set from {}: owner rank {} of {} ranks", origin, t.owner,
+                   nranks);
+    }
+  }
+  if (!r.ok() || r.remaining() != 0 || !std::is_sorted(set.begin(), set.end(), ByDigest)) {
+    return Error(Code::kCorrupt, "top-K set from {}: malformed", origin);
+  }
+  return set;
+}
+
+}  // namespace cairn

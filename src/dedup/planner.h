@@ -1,0 +1,117 @@
+// DedupPlanner: decides, for each page of one checkpoint of this rank,
+// whether it is stored (kData) or a reference, and where the referenced
+// bytes are (format/page_table.h): Algorithm 1 of the collective-dedup
+// paper — local dedup (lines 2-11), the collective top-K with designated
+// owners (lines 12-21) — and dedup in time, the paper's future work: a page
+// unchanged since the previous committed version refers to where that
+// version's page is, except in a full version every `full_every`.
+// The planner remembers the previous committed version's page locations
+// (Committed) and nothing else: after a restart the next version is full.
+// Thread-safety: one planner per rank, used from the application's thread.
+#ifndef CAIRN_DEDUP_PLANNER_H_
+#define CAIRN_DEDUP_PLANNER_H_
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "comm/comm.h"
+#include "dedup/page_hash.h"
+#include "dedup/page_view.h"
+#include "format/page_table.h"
+
+namespace cairn {
+
+struct DedupOptions {
+  bool collective = false;   // the top-K step (collective: every rank plans together)
+  bool incremental = false;  // references to the previous version
+  PageHashKind hash = PageHashKind::kXxh3_128;
+  // Compare bytes before a page counts as a duplicate of a local page;
+  // a page whose digest matches but whose bytes differ is stored.
+  bool verify = false;
+  size_t threshold = size_t{1} << 17;  // TopK size
+  int full_every = 8;                  // incremental: every Nth version is full
+};
+
+struct PageCounts {
+  uint64_t unique = 0;      // kData: stored here
+  uint64_t local_dup = 0;   // kLocalDup
+  uint64_t remote_ref = 0;  // kRemote
+  uint64_t unchanged = 0;   // kPrevious
+  uint64_t data_bytes = 0;  // bytes of the kData pages
+};
+
+struct DedupPlan {
+  int64_t version = 0;
+  bool full = true;  // no page refers to an older version
+  std::vector<PageRecord> records;  // one per page of the view
+  PageCounts counts;
+  uint64_t collisions = 0;  // verify found equal digests of different bytes
+  // Older versions this rank's records refer to (kPrevious targets).
+  std::set<int64_t> referenced_versions;
+  double hash_seconds = 0;    // hashing the pages
+  double reduce_seconds = 0;  // the top-K reduction (0 without it)
+};
+
+class DedupPlanner {
+ public:
+  explicit DedupPlanner(const DedupOptions& options)
+      : options_(options), hasher_(options.hash) {}
+
+  const DedupOptions& options() const { return options_; }
+  const PageHasher& hasher() const { return hasher_; }
+
+  // Plans version `version` of the pages in `view`. Collective when
+  // options().collective: every rank calls it for the same version, and
+  // an error on one rank (a malformed reduction message) is every rank's.
+  // `changed`, if given (one flag per page), says which pages may have
+  // changed since the last committed version (transparent mode's dirty
+  // tracking): the others keep that version's digests without being hashed
+  // again. It is ignored when the page layout changed.
+  Result<DedupPlan> Plan(Comm& comm, const PageView& view, int64_t version,
+                         const std::vector<bool>* changed = nullptr);
+
+  // The plan's version is committed on every rank: the next version's
+  // unchanged pages may refer to it. `rank` is this rank.
+  void Committed(const DedupPlan& plan, const PageView& view, int rank);
+  // The next version is full (after a restart, or a failed checkpoint
+  // whose version may be gone).
+  void Forget() { previous_.reset(); }
+
+ private:
+  // Where the previous committed version's pages are.
+  struct Previous {
+    int64_t version = 0;
+    int since_full = 0;                  // versions since its last full one
+    std::vector<PageRecord> locations;   // kind kData where bytes may be referred to
+    std::vector<uint32_t> lengths;
+  };
+  bool SameLayout(const PageView& view) const;
+  // Digests of every page: hashed, or the previous version's where
+  // `changed` says the page did not change.
+  std::vector<PageDigest> Digests(const PageView& view, const std::vector<bool>* changed) const;
+  // kPrevious for the pages whose digest the previous version has.
+  void ReferPrevious(const std::vector<PageDigest>& digests, DedupPlan* plan) const;
+  // LocalHashes: digest -> the first page holding it (a kData page).
+  using LocalHashes = std::unordered_map<PageDigest, size_t, PageDigestHash>;
+  // Lines 2-11, over the pages not already kPrevious.
+  LocalHashes DedupLocally(const PageView& view, const std::vector<PageDigest>& digests,
+                           DedupPlan* plan) const;
+  // Lines 12-21: the pages of a digest whose designated owner is another
+  // rank become references to it.
+  Status DedupCollectively(Comm& comm, const LocalHashes& local_hashes, DedupPlan* plan) const;
+
+  DedupOptions options_;
+  PageHasher hasher_;
+  std::optional<Previous> previous_;
+};
+
+// Counts the records of each kind and the stored bytes.
+PageCounts CountPages(const std::vector<PageRecord>& records, const PageView& view);
+
+}  // namespace cairn
+
+#endif  // CAIRN_DEDUP_PLANNER_H_

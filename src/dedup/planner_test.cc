@@ -1,0 +1,214 @@
+#include "dedup/planner.h"
+
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "comm/thread_comm.h"
+
+namespace cairn {
+namespace {
+
+constexpr uint32_t kPage = 4096;
+
+// A buffer of `pages` pages whose page i is filled with byte tags[i].
+std::vector<uint8_t> Pages(const std::vector<uint8_t>& tags, uint32_t tail = 0) {
+  std::vector<uint8_t> buf(tags.size() * kPage + tail, 0xEE);
+  for (size_t i = 0; i < tags.size(); ++i) std::memset(buf.data() + i * kPage, tags[i], kPage);
+  return buf;
+}
+
+PageView ViewOf(const std::vector<uint8_t>& buf) {
+  return PageView({{0, buf.data(), buf.size()}}, kPage);
+}
+
+std::vector<PageKind> Kinds(const DedupPlan& plan) {
+  std::vector<PageKind> k;
+  for (const auto& r : plan.records) k.push_back(r.kind);
+  return k;
+}
+
+DedupPlan PlanAlone(DedupPlanner& planner, const std::vector<uint8_t>& buf, int64_t version,
+                    const std::vector<bool>* changed = nullptr) {
+  auto comm = NewSingleComm();
+  PageView view = ViewOf(buf);
+  auto plan = planner.Plan(*comm, view, version, changed);
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  return plan.ok() ? std::move(plan).value() : DedupPlan{};
+}
+
+TEST(PageViewTest, RegionsArePagedFromTheirFirstByteWithAShortLastPage) {
+  std::vector<uint8_t> a(2 * kPage + 100);
+  std::vector<uint8_t> b(kPage);
+  PageView view({{1, a.data() + 0, a.size()}, {2, b.data(), b.size()}}, kPage);
+  ASSERT_EQ(view.size(), 4u);
+  EXPECT_EQ(view.page(2).length, 100u);
+  EXPECT_FALSE(view.whole(2));
+  EXPECT_EQ(view.page(3).data, b.data());
+  EXPECT_EQ(view.total_bytes(), a.size() + b.size());
+}
+
+TEST(PlannerTest, LocalDedupFollowsAlgorithmOne) {
+  DedupPlanner planner({});
+  auto buf = Pages({1, 2, 1, 1}, 10);  // plus a 10-byte tail page
+  DedupPlan plan = PlanAlone(planner, buf, 0);
+  EXPECT_EQ(Kinds(plan), (std::vector<PageKind>{PageKind::kData, PageKind::kData, PageKind::kLocalDup,
+                                                PageKind::kLocalDup, PageKind::kData}));
+  EXPECT_EQ(plan.counts.unique, 3u);
+  EXPECT_EQ(plan.counts.local_dup, 2u);
+  EXPECT_EQ(plan.counts.data_bytes, 2u * kPage + 10);
+  EXPECT_TRUE(plan.full);
+}
+
+TEST(PlannerTest, VerifyCatchesAForcedCollision) {
+  // Find two page tags whose test-collide digests are equal.
+  PageHasher weak(PageHashKind::kTestCollide);
+  std::map<PageDigest, uint8_t> first;
+  uint8_t a = 0;
+  uint8_t b = 0;
+  for (int t = 0; t < 256 && a == b; ++t) {
+    auto page = Pages({static_cast<uint8_t>(t)});
+    auto [it, fresh] = first.emplace(weak.Hash(page.data(), kPage), static_cast<uint8_t>(t));
+    if (!fresh) a = it->second, b = static_cast<uint8_t>(t);
+  }
+  ASSERT_NE(a, b) << "no collision among 256 pages of an 8-bit hash";
+  auto buf = Pages({a, b, a});
+
+  DedupPlanner unverified({.hash = PageHashKind::kTestCollide, .verify = false});
+  EXPECT_EQ(Kinds(PlanAlone(unverified, buf, 0))[1], PageKind::kLocalDup)
+      << "without verify the colliding page is (wrongly) a duplicate";
+
+  DedupPlanner verified({.hash = PageHashKind::kTestCollide, .verify = true});
+  DedupPlan plan = PlanAlone(verified, buf, 0);
+  EXPECT_EQ(Kinds(plan), (std::vector<PageKind>{PageKind::kData, PageKind::kData, PageKind::kLocalDup}));
+  EXPECT_FALSE(plan.records[1].shareable);
+  EXPECT_EQ(plan.collisions, 1u);
+}
+
+// Runs one planning round on `nranks` thread ranks; rank r's pages are
+// tags_of(r). Returns each rank's plan.
+std::vector<DedupPlan> PlanOnRanks(int nranks, const DedupOptions& options,
+                                   const std::function<std::vector<uint8_t>(int)>& tags_of) {
+  std::vector<DedupPlan> plans(static_cast<size_t>(nranks));
+  Status started = RunRanks(PosixEnv(), std::vector<int>(static_cast<size_t>(nranks), 0), [&](Comm& comm) {
+    DedupPlanner planner(options);
+    auto buf = Pages(tags_of(comm.rank()));
+    auto plan = planner.Plan(comm, ViewOf(buf), 0);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    plans[static_cast<size_t>(comm.rank())] = std::move(plan).value();
+  });
+  EXPECT_TRUE(started.ok()) << started.ToString();
+  return plans;
+}
+
+TEST(PlannerTest, IdenticalRanksStoreEachPageOnceAndShareTheLoad) {
+  for (int nranks : {2, 3, 4, 8}) {
+    SCOPED_TRACE(std::to_string(nranks) + " ranks");
+    std::vector<uint8_t> tags(64);
+    for (size_t i = 0; i < tags.size(); ++i) tags[i] = static_cast<uint8_t>(i);
+    auto plans = PlanOnRanks(nranks, {.collective = true}, [&](int) { return tags; });
+    // Each page is stored by exactly one rank, and referenced to it by the others.
+    std::map<PageDigest, int> stored_by;
+    uint64_t most = 0;
+    for (int r = 0; r < nranks; ++r) {
+      const DedupPlan& p = plans[static_cast<size_t>(r)];
+      most = std::max(most, p.counts.unique);
+      EXPECT_EQ(p.counts.unique + p.counts.remote_ref, 64u);
+      for (const PageRecord& rec : p.records) {
+        if (rec.kind == PageKind::kData) {
+          EXPECT_TRUE(stored_by.emplace(rec.digest, r).second);
+        }
+      }
+    }
+    ASSERT_EQ(stored_by.size(), 64u);
+    for (const DedupPlan& p : plans) {
+      for (const PageRecord& rec : p.records) {
+        if (rec.kind == PageKind::kRemote) {
+          EXPECT_EQ(stored_by.at(rec.digest), rec.rank);
+        }
+      }
+    }
+    // PageLoad balancing: no rank stores much more than its share.
+    EXPECT_LE(most, (64 + nranks - 1) / nranks + 2u);
+  }
+}
+
+TEST(PlannerTest, UniquePagesStayWithTheirRanks) {
+  auto plans = PlanOnRanks(4, {.collective = true}, [](int r) {
+    std::vector<uint8_t> tags(16);
+    for (size_t i = 0; i < tags.size(); ++i) tags[i] = static_cast<uint8_t>(r * 16 + i);
+    return tags;
+  });
+  for (const DedupPlan& p : plans) {
+    EXPECT_EQ(p.counts.unique, 16u);
+    EXPECT_EQ(p.counts.remote_ref, 0u);
+  }
+}
+
+TEST(PlannerTest, TheThresholdBoundsWhatTheCollectiveStepFinds) {
+  // 32 shared pages but room for 8 in TopK: at most 8 pages become references.
+  std::vector<uint8_t> tags(32);
+  for (size_t i = 0; i < tags.size(); ++i) tags[i] = static_cast<uint8_t>(i);
+  auto plans = PlanOnRanks(2, {.collective = true, .threshold = 8}, [&](int) { return tags; });
+  EXPECT_LE(plans[0].counts.remote_ref + plans[1].counts.remote_ref, 8u);
+  EXPECT_GE(plans[0].counts.unique + plans[1].counts.unique, 56u);
+}
+
+TEST(PlannerTest, UnchangedPagesReferToThePreviousVersionUntilTheNextFullOne) {
+  DedupPlanner planner({.incremental = true, .full_every = 3});
+  std::vector<uint8_t> tags(20);
+  for (size_t i = 0; i < tags.size(); ++i) tags[i] = static_cast<uint8_t>(i + 1);
+  auto buf = Pages(tags);
+  PageView view = ViewOf(buf);
+  DedupPlan v0 = PlanAlone(planner, buf, 10);
+  EXPECT_TRUE(v0.full);
+  planner.Committed(v0, view, 0);
+
+  std::memset(buf.data() + 3 * kPage, 0x77, kPage);  // one page of 20 changes
+  std::memset(buf.data() + 4 * kPage, 0x78, kPage);  // and another
+  DedupPlan v1 = PlanAlone(planner, buf, 11);
+  EXPECT_FALSE(v1.full);
+  EXPECT_EQ(v1.counts.unchanged, 18u);
+  EXPECT_EQ(v1.counts.unique, 2u);
+  EXPECT_EQ(v1.referenced_versions, (std::set<int64_t>{10}));
+  EXPECT_EQ(v1.records[0].version, 10);
+  planner.Committed(v1, view, 0);
+
+  // Unchanged again: pages still refer to where the bytes are (10 or 11).
+  DedupPlan v2 = PlanAlone(planner, buf, 12);
+  EXPECT_EQ(v2.counts.unchanged, 20u);
+  EXPECT_EQ(v2.records[3].version, 11);
+  EXPECT_EQ(v2.records[0].version, 10);
+  planner.Committed(v2, view, 0);
+
+  DedupPlan v3 = PlanAlone(planner, buf, 13);  // full_every = 3
+  EXPECT_TRUE(v3.full);
+  EXPECT_EQ(v3.counts.unchanged, 0u);
+}
+
+TEST(PlannerTest, AChangedMaskSkipsHashingOfCleanPages) {
+  DedupPlanner planner({.incremental = true});
+  auto buf = Pages({1, 2, 3, 4});
+  PageView view = ViewOf(buf);
+  DedupPlan v0 = PlanAlone(planner, buf, 0);
+  planner.Committed(v0, view, 0);
+  std::memset(buf.data() + kPage, 9, kPage);      // page 1 changes and is reported
+  std::vector<bool> changed{false, true, false, false};
+  DedupPlan v1 = PlanAlone(planner, buf, 1, &changed);
+  EXPECT_EQ(Kinds(v1), (std::vector<PageKind>{PageKind::kPrevious, PageKind::kData,
+                                              PageKind::kPrevious, PageKind::kPrevious}));
+}
+
+TEST(PlannerTest, AForgottenPlannerStartsWithAFullVersion) {
+  DedupPlanner planner({.incremental = true});
+  auto buf = Pages({1, 2});
+  DedupPlan v0 = PlanAlone(planner, buf, 0);
+  planner.Committed(v0, ViewOf(buf), 0);
+  planner.Forget();
+  EXPECT_TRUE(PlanAlone(planner, buf, 1).full);
+}
+
+}  // namespace
+}  // namespace cairn

@@ -1,0 +1,23 @@
+// The collective step of Algorithm 1 (line 16): ALL_REDUCE of every rank's
+// HashFreq with HASH_MERGER, in ceil(log2 P) rounds (comm/tree_reduce.h).
+// Every rank gets the same TopK: at most `threshold` of the pages held by
+// the most ranks, each with the rank designated to store it.
+// Thread-safety: as Comm (collective, the application's thread).
+#ifndef CAIRN_DEDUP_TOP_K_H_
+#define CAIRN_DEDUP_TOP_K_H_
+
+#include <cstddef>
+
+#include "base/status.h"
+#include "comm/comm.h"
+#include "dedup/hash_merger.h"
+
+namespace cairn {
+
+// Collective. kCorrupt (on every rank) if a rank received a malformed set.
+Result<HashFreqSet> AllReduceTopK(Comm& comm, const HashFreqSet& local, size_t digest_bytes,
+                                  size_t threshold);
+
+}  // namespace cairn
+
+#endif  // CAIRN_DEDUP_TOP_K_H_

@@ -1,0 +1,120 @@
+// The pages file: one rank's protected regions for one version when
+// deduplication is on ([dedup] mode, docs/dedup.md). It replaces the part
+// file of that copy: a header (identity, region table, one record per page)
+// is followed by the bytes of the pages stored here (kData), in page order.
+// Every other page is a reference, resolved on restart: to a page of this
+// copy (kLocalDup), of another rank's copy of the same version (kRemote),
+// or of an older version (kPrevious). docs/format.md "Pages file"
+// documents every byte.
+// Thread-safety: values and pure functions.
+#ifndef CAIRN_FORMAT_PAGE_TABLE_H_
+#define CAIRN_FORMAT_PAGE_TABLE_H_
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace cairn {
+
+inline constexpr char kPagesMagic[8] = {'C', 'A', 'I', 'R', 'N', 'P', 'G', 'S'};
+inline constexpr uint32_t kPagesFormatVersion = 1;
+// The widest digest (SHA-256); narrower ones are zero-padded in memory.
+inline constexpr size_t kMaxDigestBytes = 32;
+// Data pages start at this boundary (mmap- and O_DIRECT-friendly).
+inline constexpr uint64_t kPagesDataAlign = 4096;
+// Pages are at least this large and at most this large (config keeps
+// [dedup] page_size inside; a reader refuses anything else).
+inline constexpr uint32_t kMinPageSize = 512;
+inline constexpr uint32_t kMaxPageSize = 1u << 24;
+
+// How page digests are computed; the stored value names it in the file.
+enum class PageHashKind : uint8_t {
+  kXxh3_128 = 1,
+  kSha1 = 2,
+  kSha256 = 3,
+  // Test-only: 8 bits of xxh3, so that different pages collide on purpose
+  // (the collision tests; never for data one cares about).
+  kTestCollide = 255,
+};
+// Bytes of a digest of that kind (16, 20, 32, 1); 0 for an unknown kind.
+size_t DigestBytes(PageHashKind kind);
+// "xxh3-128", "sha1", "sha256", "test-collide".
+const char* PageHashKindName(PageHashKind kind);
+
+// A page digest, zero-padded to kMaxDigestBytes; compared as bytes.
+struct PageDigest {
+  std::array<uint8_t, kMaxDigestBytes> bytes{};
+  auto operator<=>(const PageDigest&) const = default;
+  std::string Hex(size_t digest_bytes) const;
+};
+
+// What a page's record says about where its bytes are.
+enum class PageKind : uint8_t {
+  kData = 0,      // stored in this file
+  kLocalDup = 1,  // the same bytes as a kData page of this file with the same digest
+  kRemote = 2,    // stored by rank `rank` in its copy of this version
+  kPrevious = 3,  // stored by rank `rank` in its copy of version `version` (older)
+};
+const char* PageKindName(PageKind kind);
+
+struct PageRecord {
+  PageKind kind = PageKind::kData;
+  // kData only: false when verify found a different page with the same
+  // digest earlier in this copy; such a page is never a reference target.
+  bool shareable = true;
+  PageDigest digest;
+  // Where the bytes are (kRemote, kPrevious); this copy's own rank and
+  // version for kData and kLocalDup.
+  int32_t rank = 0;
+  int64_t version = 0;
+};
+
+struct PagedRegion {
+  int32_t id = 0;
+  uint64_t elem_size = 0;
+  uint64_t count = 0;
+  uint64_t bytes() const { return elem_size * count; }
+};
+
+struct PagesHeader {
+  uint32_t format = kPagesFormatVersion;
+  PageHashKind hash = PageHashKind::kXxh3_128;
+  uint32_t page_size = 4096;
+  std::string name;
+  int64_t version = 0;
+  int32_t rank = 0;
+  int32_t nranks = 0;
+  std::vector<PagedRegion> regions;  // sorted by id
+  std::vector<PageRecord> pages;     // regions' pages in order, region by region
+
+  // Pages of a region: whole pages of page_size from its first byte, and a
+  // shorter last page for the rest (a region is never padded).
+  uint64_t PagesOf(const PagedRegion& region) const;
+  // The length of every page, in page order (what `pages` must match).
+  std::vector<uint32_t> PageLengths() const;
+  // Encoded header length, and where the data pages start (aligned).
+  uint64_t HeaderBytes() const;
+  uint64_t DataOffset() const;
+  // Sum of the lengths of the kData pages.
+  uint64_t DataBytes() const;
+  uint64_t FileSize() const { return DataOffset() + DataBytes(); }
+  // Exactly HeaderBytes() long; carries a CRC32C of itself.
+  std::string Encode() const;
+};
+
+// Bytes needed to decode the header, read from its first 32 bytes.
+inline constexpr size_t kPagesFixedPrefix = 32;
+Result<uint64_t> PagesHeaderSize(const std::string& first32, const std::string& origin);
+// Parses and checks the header at the start of `prefix` (which holds at
+// least the whole header): magic, version, CRC, a page record for every
+// page the regions have, references only to ranks < nranks and to versions
+// not newer than this one. kCorrupt naming origin and what is wrong.
+Result<PagesHeader> DecodePagesHeader(const std::string& prefix, const std::string& origin);
+
+}  // namespace cairn
+
+#endif  // CAIRN_FORMAT_PAGE_TABLE_H_

@@ -1,0 +1,80 @@
+#include "format/page_table.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace cairn {
+namespace {
+
+PagesHeader Sample() {
+  PagesHeader h;
+  h.hash = PageHashKind::kSha1;
+  h.page_size = 4096;
+  h.name = "heat";
+  h.version = 7;
+  h.rank = 1;
+  h.nranks = 4;
+  h.regions = {{0, 8, 1024}, {3, 1, 5000}};  // 2 pages, then 1 whole and 1 of 904 bytes
+  h.pages.resize(4);
+  for (size_t i = 0; i < 4; ++i) {
+    h.pages[i].digest.bytes[0] = static_cast<uint8_t>(i + 1);
+    h.pages[i].rank = 1;
+    h.pages[i].version = 7;
+  }
+  h.pages[1].kind = PageKind::kLocalDup;
+  h.pages[2] = {PageKind::kRemote, true, h.pages[2].digest, 3, 7};
+  h.pages[3] = {PageKind::kPrevious, true, h.pages[3].digest, 0, 5};
+  return h;
+}
+
+TEST(PagesHeaderTest, RoundTripsEveryRecordKind) {
+  PagesHeader h = Sample();
+  std::string bytes = h.Encode();
+  EXPECT_EQ(bytes.size(), h.HeaderBytes());
+  EXPECT_EQ(h.DataOffset() % kPagesDataAlign, 0u);
+  auto size = PagesHeaderSize(bytes.substr(0, kPagesFixedPrefix), "x");
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(*size, bytes.size());
+  auto back = DecodePagesHeader(bytes, "x");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->name, "heat");
+  EXPECT_EQ(back->hash, PageHashKind::kSha1);
+  ASSERT_EQ(back->pages.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(back->pages[i].kind, h.pages[i].kind) << i;
+    EXPECT_EQ(back->pages[i].digest, h.pages[i].digest) << i;
+    EXPECT_EQ(back->pages[i].rank, h.pages[i].rank) << i;
+    EXPECT_EQ(back->pages[i].version, h.pages[i].version) << i;
+  }
+  EXPECT_EQ(back->PageLengths(), (std::vector<uint32_t>{4096, 4096, 4096, 904}));
+  EXPECT_EQ(back->DataBytes(), 4096u);  // page 0 only
+}
+
+TEST(PagesHeaderTest, DamageAndBadReferencesAreCorrupt) {
+  std::string bytes = Sample().Encode();
+  std::string flipped = bytes;
+  flipped[60] ^= 1;
+  auto damaged = DecodePagesHeader(flipped, "r000001.pages");
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.status().code(), Code::kCorrupt);
+  EXPECT_NE(damaged.status().message().find("r000001.pages"), std::string::npos);
+
+  PagesHeader h = Sample();
+  h.pages[2].rank = 9;  // no rank 9 in a job of 4
+  auto bad_rank = DecodePagesHeader(h.Encode(), "x");
+  ASSERT_FALSE(bad_rank.ok());
+  EXPECT_NE(bad_rank.status().message().find("rank 9"), std::string::npos);
+
+  h = Sample();
+  h.pages[3].version = 8;  // newer than the copy itself
+  EXPECT_FALSE(DecodePagesHeader(h.Encode(), "x").ok());
+
+  h = Sample();
+  h.pages.pop_back();  // a page without a record
+  EXPECT_FALSE(DecodePagesHeader(h.Encode(), "x").ok());
+  EXPECT_FALSE(DecodePagesHeader(bytes.substr(0, bytes.size() - 3), "x").ok());
+}
+
+}  // namespace
+}  // namespace cairn

@@ -71,6 +71,7 @@ class MpiComm final : public Comm {
   int node() const override { return node_; }
   int nodes() const override { return nodes_; }
   int ranks_on_node() const override { return ranks_on_node_; }
+  MPI_Comm handle() const { return comm_; }
 
   Status Barrier() override {
     CAIRN_MPI(MPI_Barrier(comm_), "MPI_Barrier");
@@ -173,6 +174,11 @@ class MpiComm final : public Comm {
 };
 
 }  // namespace
+
+MPI_Comm MpiHandle(const Comm& comm) {
+  const auto* mpi = dynamic_cast<const MpiComm*>(&comm);
+  return mpi == nullptr ? MPI_COMM_NULL : mpi->handle();
+}
 
 Result<std::unique_ptr<Comm>> NewMpiComm(MPI_Comm comm, int ranks_per_node) {
   int initialized = 0;

@@ -16,6 +16,11 @@ namespace cairn {
 // Collective over comm.
 Result<std::unique_ptr<Comm>> NewMpiComm(MPI_Comm comm, int ranks_per_node);
 
+// The MPI communicator under comm (owned by comm), or MPI_COMM_NULL when
+// comm is not an MPI Comm: for comm/'s other MPI users (rma_window.cc,
+// request_channel.cc).
+MPI_Comm MpiHandle(const Comm& comm);
+
 }  // namespace cairn
 
 #endif  // CAIRN_COMM_MPI_COMM_H_

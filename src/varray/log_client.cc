@@ -1,0 +1,291 @@
+#include "varray/log_client.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace cairn {
+
+LogClient::LogClient(RmaWindow* window, const LogLayout& layout, bool use_cas)
+    : window_(window), layout_(layout), use_cas_(use_cas), scratch_(layout.block_size) {}
+
+void LogClient::SetEpochs(std::vector<LogEpoch> epochs) {
+  cache_.resize(epochs.size());
+  for (size_t r = 0; r < epochs.size(); ++r) {
+    const bool moved = r >= epochs_.size() || epochs_[r].generation != epochs[r].generation;
+    if (moved || cache_[r].empty()) cache_[r].assign(layout_.blocks, kUnknown);
+  }
+  epochs_ = std::move(epochs);
+}
+
+LogClient::BlockRange LogClient::Blocks(uint64_t offset, uint64_t length, uint64_t block_size) {
+  if (length == 0) return {offset / block_size, 0};
+  const uint64_t first = offset / block_size;
+  return {first, (offset + length - 1) / block_size - first + 1};
+}
+
+Status LogClient::FetchEntries(int target, uint64_t set, BlockRange r,
+                               std::vector<uint64_t>* out) {
+  out->resize(r.count);
+  CAIRN_RETURN_IF_ERROR(window_->Get(
+      target, LogLayout::entry_offset(set, r.first),
+      {reinterpret_cast<uint8_t*>(out->data()), 8 * r.count}));
+  return window_->Flush(target);
+}
+
+Status LogClient::Allocate(int target, uint64_t count, uint64_t* first) {
+  const uint64_t bytes = count * layout_.block_size;
+  CAIRN_ASSIGN_OR_RETURN(*first, window_->FetchAdd(target, 8 * LogLayout::kTail, bytes));
+  if (*first > layout_.capacity || layout_.capacity - *first < bytes) {
+    return Error(Code::kNoSpace,
+                 "varray log of rank {} is full ({} bytes): versions beyond keep are cleaned "
+                 "at version_inc; raise log_capacity or lower keep",
+                 target, layout_.capacity);
+  }
+  return Status::Ok();
+}
+
+// Step 2 of the put protocol: the new block starts as the previous
+// version's (zeros for a block never written), so that the bytes this put
+// does not cover keep their value.
+Status LogClient::CopyForward(int target, uint64_t old_loc, uint64_t new_loc) {
+  if (old_loc == kUnwrittenBlock) {
+    std::fill(scratch_.begin(), scratch_.end(), 0);
+  } else {
+    CAIRN_RETURN_IF_ERROR(window_->Get(target, old_loc, scratch_));
+    CAIRN_RETURN_IF_ERROR(window_->Flush(target));
+  }
+  CAIRN_RETURN_IF_ERROR(window_->Put(target, new_loc, scratch_));
+  return window_->Flush(target);
+}
+
+Status LogClient::PublishByCas(int target, uint64_t block, uint64_t old_loc, uint64_t new_loc,
+                               uint64_t* loc) {
+  const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, block);
+  CAIRN_ASSIGN_OR_RETURN(uint64_t found,
+                         window_->CompareAndSwap(target, entry, old_loc, new_loc));
+  // Another client published first: its block (already a copy of the
+  // previous version) is the one to write; ours stays unused until cleaning.
+  if (found != old_loc) ++counts_.claims_lost;
+  *loc = found == old_loc ? new_loc : found;
+  return Status::Ok();
+}
+
+// Where compare-and-swap is unsafe, the block's claim word decides: the
+// client whose fetch-and-add finds 0 allocates and publishes; the others
+// wait until the entry shows a block of this version. A winner that finds
+// the log full releases the claim, and the waiters then fail alike.
+Status LogClient::WaitForPublished(int target, uint64_t block, uint64_t* loc, bool* released) {
+  const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, block);
+  while (true) {
+    CAIRN_ASSIGN_OR_RETURN(*loc, window_->AtomicLoad(target, entry));
+    if (Valid(target, *loc)) return Status::Ok();
+    CAIRN_ASSIGN_OR_RETURN(uint64_t claims,
+                           window_->AtomicLoad(target, layout_.claim_offset(block)));
+    if (claims == 0) {
+      *released = true;
+      return Status::Ok();
+    }
+  }
+}
+
+Status LogClient::PublishByClaim(int target, uint64_t block, uint64_t old_loc, bool covered,
+                                 uint64_t* loc) {
+  CAIRN_ASSIGN_OR_RETURN(uint64_t before,
+                         window_->FetchAdd(target, layout_.claim_offset(block), 1));
+  if (before != 0) {
+    ++counts_.claims_lost;
+    bool released = false;
+    CAIRN_RETURN_IF_ERROR(WaitForPublished(target, block, loc, &released));
+    if (released) {
+      return Error(Code::kNoSpace, "varray log of rank {} is full ({} bytes)", target,
+                   layout_.capacity);
+    }
+    return Status::Ok();
+  }
+  uint64_t fresh = 0;
+  Status allocated = Allocate(target, 1, &fresh);
+  if (!allocated.ok()) {
+    CAIRN_RETURN_IF_ERROR(window_->AtomicStore(target, layout_.claim_offset(block), 0));
+    return allocated;
+  }
+  if (!covered) CAIRN_RETURN_IF_ERROR(CopyForward(target, old_loc, fresh));
+  const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, block);
+  CAIRN_RETURN_IF_ERROR(window_->AtomicStore(target, entry, fresh));
+  *loc = fresh;
+  return Status::Ok();
+}
+
+Status LogClient::Locate(int target, BlockRange r, uint64_t offset, uint64_t length, bool acc,
+                         std::vector<uint64_t>* locs) {
+  locs->assign(r.count, kUnknown);
+  bool all_valid = true;
+  for (uint64_t i = 0; i < r.count; ++i) {
+    (*locs)[i] = Cached(target, r.first + i);
+    if (!Valid(target, (*locs)[i])) all_valid = false;
+  }
+  if (all_valid) {
+    counts_.put_ow_hit += r.count;
+    return Status::Ok();
+  }
+  std::vector<uint64_t> entries;
+  CAIRN_RETURN_IF_ERROR(FetchEntries(target, epochs_[target].current_set, r, &entries));
+  std::vector<uint64_t> first;  // indexes of blocks first written in this version
+  for (uint64_t i = 0; i < r.count; ++i) {
+    if (Valid(target, (*locs)[i])) {
+      ++counts_.put_ow_hit;
+    } else if (Valid(target, entries[i])) {
+      ++counts_.put_ow_miss;
+      (*locs)[i] = Cached(target, r.first + i) = entries[i];
+    } else {
+      ++counts_.put_first;
+      first.push_back(i);
+    }
+  }
+  if (first.empty()) return Status::Ok();
+  const uint64_t bs = layout_.block_size;
+  auto covered = [&](uint64_t i) {
+    const uint64_t start = (r.first + i) * bs;
+    return !acc && start >= offset && start + bs <= offset + length;
+  };
+  if (!use_cas_) {
+    for (uint64_t i : first) {
+      CAIRN_RETURN_IF_ERROR(
+          PublishByClaim(target, r.first + i, entries[i], covered(i), &(*locs)[i]));
+      Cached(target, r.first + i) = (*locs)[i];
+    }
+    return Status::Ok();
+  }
+  // Steps 1-3 for all first blocks at once: one fetch-and-add allocates
+  // them back to back (so the data goes in one access), copies complete
+  // before any block is published, then one compare-and-swap per block.
+  uint64_t base = 0;
+  CAIRN_RETURN_IF_ERROR(Allocate(target, first.size(), &base));
+  for (size_t j = 0; j < first.size(); ++j) {
+    if (!covered(first[j])) CAIRN_RETURN_IF_ERROR(CopyForward(target, entries[first[j]], base + j * bs));
+  }
+  for (size_t j = 0; j < first.size(); ++j) {
+    const uint64_t i = first[j];
+    CAIRN_RETURN_IF_ERROR(PublishByCas(target, r.first + i, entries[i], base + j * bs, &(*locs)[i]));
+    Cached(target, r.first + i) = (*locs)[i];
+  }
+  return Status::Ok();
+}
+
+Status LogClient::MoveBytes(Move move, int target, uint64_t offset, std::span<uint8_t> buffer,
+                            const std::vector<uint64_t>& locs, std::optional<RmaElement> type,
+                            const std::vector<bool>* only) {
+  const uint64_t bs = layout_.block_size;
+  auto piece_at = [&](size_t i, uint64_t pos) {
+    const uint64_t start = i == 0 ? offset % bs : 0;
+    return std::min(bs - start, buffer.size() - pos);
+  };
+  auto included = [&](size_t i) { return only == nullptr || (*only)[i]; };
+  uint64_t pos = 0;
+  size_t i = 0;
+  while (i < locs.size()) {
+    const uint64_t piece = piece_at(i, pos);
+    if (!included(i) || locs[i] == kUnwrittenBlock) {
+      if (included(i) && move == Move::kRead) std::memset(buffer.data() + pos, 0, piece);
+      pos += piece;
+      ++i;
+      continue;
+    }
+    const uint64_t at = locs[i] + (i == 0 ? offset % bs : 0);
+    uint64_t run = piece;
+    size_t j = i + 1;
+    while (j < locs.size() && included(j) && locs[j] != kUnwrittenBlock &&
+           locs[j] == locs[j - 1] + bs) {
+      run += piece_at(j, pos + run);
+      ++j;
+    }
+    std::span<uint8_t> bytes = buffer.subspan(pos, run);
+    switch (move) {
+      case Move::kRead: CAIRN_RETURN_IF_ERROR(window_->Get(target, at, bytes)); break;
+      case Move::kWrite: CAIRN_RETURN_IF_ERROR(window_->Put(target, at, bytes)); break;
+      case Move::kAccumulate:
+        CAIRN_RETURN_IF_ERROR(window_->Accumulate(target, at, bytes, *type));
+        break;
+    }
+    pos += run;
+    i = j;
+  }
+  return Status::Ok();
+}
+
+Status LogClient::Write(int target, uint64_t offset, std::span<const uint8_t> data,
+                        std::optional<RmaElement> acc) {
+  const BlockRange r = Blocks(offset, data.size(), layout_.block_size);
+  if (r.count == 0) return Status::Ok();
+  std::vector<uint64_t> locs;
+  CAIRN_RETURN_IF_ERROR(Locate(target, r, offset, data.size(), acc.has_value(), &locs));
+  // The window only reads from the buffer; the span is non-const because
+  // MoveBytes serves reads too.
+  std::span<uint8_t> bytes(const_cast<uint8_t*>(data.data()), data.size());
+  CAIRN_RETURN_IF_ERROR(MoveBytes(acc ? Move::kAccumulate : Move::kWrite, target, offset, bytes,
+                                  locs, acc, nullptr));
+  // Step 4 completes before the call returns: the caller may reuse data.
+  return window_->Flush(target);
+}
+
+Status LogClient::StartRead(int target, uint64_t offset, std::span<uint8_t> into) {
+  const BlockRange r = Blocks(offset, into.size(), layout_.block_size);
+  if (r.count == 0) return Status::Ok();
+  PendingRead p;
+  p.target = target;
+  p.offset = offset;
+  p.into = into;
+  p.used.resize(r.count);
+  std::vector<bool> known(r.count);
+  bool all_valid = true;
+  for (uint64_t i = 0; i < r.count; ++i) {
+    p.used[i] = Cached(target, r.first + i);
+    known[i] = p.used[i] != kUnknown;
+    if (Valid(target, p.used[i])) {
+      ++counts_.get_hit;
+    } else {
+      ++counts_.get_miss;
+      all_valid = false;
+    }
+  }
+  CAIRN_RETURN_IF_ERROR(MoveBytes(Move::kRead, target, offset, into, p.used, std::nullopt, &known));
+  if (!all_valid) {
+    p.fetched.resize(r.count);
+    CAIRN_RETURN_IF_ERROR(window_->Get(
+        target, LogLayout::entry_offset(epochs_[target].current_set, r.first),
+        {reinterpret_cast<uint8_t*>(p.fetched.data()), 8 * r.count}));
+  }
+  pending_.push_back(std::move(p));
+  return Status::Ok();
+}
+
+Status LogClient::FinishReads() {
+  if (pending_.empty()) return Status::Ok();
+  std::vector<PendingRead> reads = std::move(pending_);
+  pending_.clear();
+  CAIRN_RETURN_IF_ERROR(window_->FlushAll());
+  bool reread = false;
+  for (PendingRead& p : reads) {
+    if (p.fetched.empty()) continue;
+    const uint64_t first = p.offset / layout_.block_size;
+    std::vector<bool> stale(p.used.size());
+    for (size_t i = 0; i < p.used.size(); ++i) {
+      Cached(p.target, first + i) = p.fetched[i];
+      stale[i] = p.fetched[i] != p.used[i];
+      reread = reread || stale[i];
+    }
+    CAIRN_RETURN_IF_ERROR(
+        MoveBytes(Move::kRead, p.target, p.offset, p.into, p.fetched, std::nullopt, &stale));
+  }
+  return reread ? window_->FlushAll() : Status::Ok();
+}
+
+Status LogClient::ReadFrozen(int target, uint64_t set, uint64_t offset, std::span<uint8_t> into) {
+  const BlockRange r = Blocks(offset, into.size(), layout_.block_size);
+  if (r.count == 0) return Status::Ok();
+  std::vector<uint64_t> entries;
+  CAIRN_RETURN_IF_ERROR(FetchEntries(target, set, r, &entries));
+  CAIRN_RETURN_IF_ERROR(MoveBytes(Move::kRead, target, offset, into, entries, std::nullopt, nullptr));
+  return window_->Flush(target);
+}
+
+}  // namespace cairn

@@ -1,0 +1,132 @@
+// The log-structured array over MPI-3 RMA (paper §III-D1): the owner's log
+// is its window; clients run the whole protocol (log_client.h); owners act
+// on their own log only inside the collective calls (log_owner.h).
+#include "varray/log_owner.h"
+#include "varray/varray.h"
+
+namespace cairn {
+namespace {
+
+class LogRmaArray final : public VersionedArray {
+ public:
+  LogRmaArray(std::unique_ptr<Comm> comm, Env* env, const VarrayOptions& options,
+              const Geometry& geometry, std::unique_ptr<RmaWindow> window, bool use_cas,
+              const LogLayout& layout)
+      : VersionedArray(std::move(comm), env, options, geometry),
+        window_(std::move(window)),
+        layout_(layout),
+        owner_(window_->local(), layout, local_bytes()),
+        client_(window_.get(), layout, use_cas),
+        use_cas_(use_cas) {}
+  ~LogRmaArray() override { (void)Close(); }
+
+  // Formats this rank's log and tells every client where each log stands.
+  Status Init() {
+    CAIRN_ASSIGN_OR_RETURN(uint64_t lineage, NewLineage(comm()));
+    owner_.Format(lineage);
+    CAIRN_RETURN_IF_ERROR(window_->SyncLocal());
+    CAIRN_RETURN_IF_ERROR(comm().Barrier());
+    CAIRN_RETURN_IF_ERROR(ShareEpochs());
+    return Start();
+  }
+
+  std::span<uint8_t> state() override { return window_->local(); }
+
+ protected:
+  Status WritePiece(int rank, uint64_t offset, std::span<const uint8_t> data,
+                    std::optional<RmaElement> acc) override {
+    return client_.Write(rank, offset, data, acc);
+  }
+  Status StartReadPiece(int rank, uint64_t offset, std::span<uint8_t> into) override {
+    return client_.StartRead(rank, offset, into);
+  }
+  Status FinishReads() override { return client_.FinishReads(); }
+  bool reads_pending() const override { return client_.reads_pending(); }
+  Status ReadFrozenPiece(int rank, int64_t version, uint64_t offset,
+                         std::span<uint8_t> into) override {
+    // Frozen sets never change until the version leaves memory, which only
+    // a collective call does: the set's offset is read once per access.
+    CAIRN_ASSIGN_OR_RETURN(uint64_t set, window_->AtomicLoad(rank, layout_.slot_offset(version)));
+    return client_.ReadFrozen(rank, set, offset, into);
+  }
+  Status Quiesce() override { return window_->FlushAll(); }
+
+  Status LocalVersionInc() override {
+    return OnOwnLog([&] {
+      return owner_.StartNextVersion([&](int64_t version) -> Status {
+        if (!draining()) return Status::Ok();
+        std::vector<uint8_t> bytes(local_bytes());
+        owner_.Materialize(version, bytes);
+        return Evict(version, std::move(bytes));
+      });
+    });
+  }
+  Status LocalRestore(int64_t version) override {
+    return OnOwnLog([&] {
+      owner_.RestoreTo(version);
+      return Status::Ok();
+    });
+  }
+  Status LocalReload() override { return OnOwnLog([&] { return owner_.CheckFormat(); }); }
+
+  Status ShareEpochs() override {
+    const std::vector<int64_t> mine = {
+        static_cast<int64_t>(owner_.Read(LogLayout::kStartTail)),
+        static_cast<int64_t>(owner_.Read(LogLayout::kGeneration)),
+        static_cast<int64_t>(owner_.set_of(owner_.version()))};
+    CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> all, comm().AllgatherWords(mine));
+    std::vector<LogEpoch> epochs(static_cast<size_t>(comm().size()));
+    for (size_t r = 0; r < epochs.size(); ++r) {
+      epochs[r] = {static_cast<uint64_t>(all[3 * r]), static_cast<uint64_t>(all[3 * r + 1]),
+                   static_cast<uint64_t>(all[3 * r + 2])};
+    }
+    client_.SetEpochs(std::move(epochs));
+    return Status::Ok();
+  }
+  int64_t LocalVersion() const override { return owner_.version(); }
+  int64_t LocalOldest() const override { return owner_.oldest(); }
+  uint64_t lineage() const override { return owner_.Read(LogLayout::kLineage); }
+  uint64_t memory_bytes() const override { return owner_.MemoryBytes(); }
+  uint64_t cleanings() const override { return owner_.Read(LogLayout::kCleanings); }
+  LogAccessCounts counts() const override { return client_.counts(); }
+  bool compare_and_swap() const override { return use_cas_; }
+  VarrayKind kind() const override { return VarrayKind::kLogRma; }
+  Status CloseImpl() override {
+    window_.reset();  // MPI_Win_free: collective
+    return Status::Ok();
+  }
+
+ private:
+  // Runs a local step between two MPI_Win_syncs: remote writes are seen
+  // before it, and its writes before any remote access after the barrier
+  // that follows.
+  template <typename Fn>
+  Status OnOwnLog(Fn&& fn) {
+    CAIRN_RETURN_IF_ERROR(window_->SyncLocal());
+    Status s = fn();
+    CAIRN_RETURN_IF_ERROR(window_->SyncLocal());
+    return s;
+  }
+
+  std::unique_ptr<RmaWindow> window_;
+  LogLayout layout_;
+  LogOwner owner_;
+  LogClient client_;
+  bool use_cas_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<VersionedArray>> NewLogRmaArray(std::unique_ptr<Comm> comm, Env* env,
+                                                       const VarrayOptions& options,
+                                                       const Geometry& geometry,
+                                                       std::unique_ptr<RmaWindow> window,
+                                                       bool use_cas) {
+  const LogLayout layout = LogLayout::For(geometry, options.keep, options.log_capacity);
+  auto array = std::make_unique<LogRmaArray>(std::move(comm), env, options, geometry,
+                                             std::move(window), use_cas, layout);
+  CAIRN_RETURN_IF_ERROR(array->Init());
+  return std::unique_ptr<VersionedArray>(std::move(array));
+}
+
+}  // namespace cairn

@@ -13,6 +13,7 @@
 #ifndef CAIRN_COMPAT_FTI_H_
 #define CAIRN_COMPAT_FTI_H_
 
+#include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
 
@@ -30,6 +31,17 @@ extern "C" {
 
 typedef int fti_id_t;
 #define FTIT_type fti_id_t
+
+/* An HDF5 group of FTI's HDF5 output (ckpt_io = 3). Cairn writes no HDF5
+ * files; groups are named and checked as in FTI and do not change what is
+ * stored. */
+typedef struct FTIT_H5Group {
+  int id;
+  char name[FTI_BUFS];
+  char fullName[FTI_BUFS];
+  int childrenNo;
+  int childrenID[FTI_BUFS];
+} FTIT_H5Group;
 
 /* The application's communicator after FTI_Init (all ranks: no heads). */
 extern MPI_Comm FTI_COMM_WORLD;
@@ -59,6 +71,32 @@ int FTI_Snapshot(void);
 /* Collective. Waits for transfers; removes the checkpoints unless
  * keep_last_ckpt = 1 (a clean end needs no restart). */
 int FTI_Finalize(void);
+
+/* While a checkpoint is being recovered (FTI_Status() == 1): the bytes
+ * variable id (protected) holds in it, or 0 when unknown; and FTI_Realloc,
+ * which reallocates ptr to that size and protects it again, returning the
+ * new pointer (ptr itself on failure). */
+int64_t FTI_GetStoredSize(int id);
+void *FTI_Realloc(int id, void *ptr);
+/* Variable-by-variable recovery of the newest checkpoint: Init fetches it,
+ * FTI_RecoverVar copies one protected variable back (FTI_RecoverVar alone
+ * starts the recovery too), Finalize ends it (FTI_Status() becomes 0). */
+int FTI_RecoverVarInit(void);
+int FTI_RecoverVar(int id);
+int FTI_RecoverVarFinalize(void);
+
+/* HDF5 layout metadata: checked as FTI checks it (a dataset's dimensions
+ * must multiply to the variable's count, fields must fit their type), then
+ * without effect; a warning says once that no HDF5 files are written. A
+ * composite type is a type of its size for FTI_Protect. */
+int FTI_InitGroup(FTIT_H5Group *h5group, const char *name, FTIT_H5Group *parent);
+int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name);
+int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name,
+                      FTIT_H5Group *h5group);
+fti_id_t FTI_InitCompositeType(const char *name, size_t size, FTIT_H5Group *h5g);
+int FTI_AddScalarField(fti_id_t id, const char *name, fti_id_t fid, int64_t offset);
+int FTI_AddVectorField(fti_id_t id, const char *name, fti_id_t tid, int64_t offset, int ndims,
+                       int64_t *dim_sizes);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -57,6 +57,26 @@ int SCR_Complete_output(int valid);
 /* flag = 0: Cairn has no halt conditions (SCR_HALT_*). */
 int SCR_Should_exit(int *flag);
 
+/* Dataset management, collective. SCR_Current: the next SCR_Have_restart
+ * offers checkpoint `name` (later checkpoints are dropped from the index).
+ * SCR_Drop: the dataset leaves the index and is never restarted from.
+ * SCR_Delete: as SCR_Drop, and its output files under the prefix (and
+ * directories left empty) are removed; a checkpoint's Cairn copy leaves the
+ * tiers by retention. The index outlives the run (<prefix>/.scr/). */
+int SCR_Current(const char *name);
+int SCR_Drop(const char *name);
+int SCR_Delete(const char *name);
+
+/* "KEY=VALUE [SUB=V ...]" sets a parameter (before SCR_Init; environment
+ * and $SCR_CONF_FILE win over it, as in SCR), "KEY=" unsets it, and "KEY"
+ * returns the value in effect (malloc'ed: the caller frees it) or NULL.
+ * Setting returns NULL. */
+const char *SCR_Config(const char *config);
+const char *SCR_Configf(const char *format, ...);
+
+/* "3.0 (Cairn X.Y.Z)"; not to be freed. */
+char *SCR_Get_version(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -27,6 +27,13 @@ void CairnSettings::SetNodeLocalPath(const std::string& base) {
   std::string abs = AbsolutePath(base);
   node_local_tier_ = abs.rfind("/dev/shm", 0) == 0 ? "memory" : "ssd";
   Set("tiers." + node_local_tier_ + ".path", abs + "/cairn/{node}");
+  node_local_base_ = abs;
+}
+
+std::string CairnSettings::StateDir() const {
+  auto dir = keys_.find("general.dir");
+  if (dir != keys_.end()) return std::get<std::string>(dir->second) + "/cairn-compat";
+  return (node_local_base_.empty() ? AbsolutePath(".") : node_local_base_) + "/cairn-compat";
 }
 
 void CairnSettings::Warn(const std::string& where, const std::string& what) {

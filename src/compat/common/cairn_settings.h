@@ -37,6 +37,10 @@ class CairnSettings {
   void SetNodeLocalPath(const std::string& base);
   // "memory" or "ssd": the tier SetNodeLocalPath chose ("ssd" if none).
   const std::string& node_local_tier() const { return node_local_tier_; }
+  // Where the layer keeps files of its own (layout journals, SCR's index):
+  // "<general.dir>/cairn-compat" (the peer's persistent directory), else
+  // "<node-local base>/cairn-compat".
+  std::string StateDir() const;
 
   // Records a warning about a peer setting: `where` is "file:line" or the
   // environment variable. Printed once, by rank 0, at Init.
@@ -55,6 +59,7 @@ class CairnSettings {
   std::map<std::string, Value> keys_;
   std::vector<std::string> warnings_;
   std::string node_local_tier_ = "ssd";
+  std::string node_local_base_;  // absolute, as given to SetNodeLocalPath
 };
 
 // A Cairn routed-file name (letters, digits, '.', '_', '-'; at most 128

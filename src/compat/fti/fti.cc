@@ -6,12 +6,17 @@
 #include "fti.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cairn/cairn.h"
 #include "compat/common/cairn_settings.h"
+#include "compat/common/layout_journal.h"
+#include "compat/common/regions.h"
 #include "compat/fti/fti_config.h"
 
 #define FTI_EXPORT_DATA __attribute__((visibility("default")))
@@ -41,8 +46,26 @@ class FtiClient {
   Result<bool> Snapshot();
   Status Finalize();
 
+  // Stored sizes and variable-by-variable recovery (FTI_GetStoredSize,
+  // FTI_Realloc, FTI_RecoverVar*), from the checkpoint being recovered.
+  Result<int64_t> StoredSize(int id);
+  Result<void*> Realloc(int id, void* ptr);
+  Status RecoverVarInit();
+  Status RecoverVar(int id);
+  Status RecoverVarFinalize();
+
+  // HDF5 layout metadata (FTI_InitGroup, FTI_DefineDataset, composite
+  // types): checked as FTI checks it, then without effect on what is stored.
+  Status InitGroup(FTIT_H5Group* group, const char* name, FTIT_H5Group* parent);
+  Status DefineDataset(int id, int rank, const int64_t* dims, const char* name);
+  Status AddField(fti_id_t composite, fti_id_t field, int64_t offset, int64_t elements);
+  void WarnHdf5Once();
+
  private:
   int DueLevel();
+  Result<Shape> StoredShape(int id);
+  Result<Layout> StoredLayout(int version);
+  void Recovered(int version);
 
   FtiOptions options_;
   std::map<fti_id_t, size_t> type_sizes_ = {
@@ -52,6 +75,14 @@ class FtiClient {
       {FTI_ULNG, sizeof(unsigned long)}, {FTI_SFLT, sizeof(float)}, {FTI_DBLE, sizeof(double)},
       {FTI_LDBE, sizeof(long double)}};
   bool recovery_pending_ = false;
+  int recoverable_version_ = -1;  // newest at FTI_Init, while recovery_pending_
+  Regions variables_;             // FTI_Protect'ed
+  CairnRegions cairn_;
+  LayoutJournal journal_;
+  StagedVersion staged_;          // FTI_RecoverVarInit .. Finalize
+  bool staging_ = false;
+  std::vector<std::string> group_names_ = {""};  // by group id; 0: the root
+  bool warned_hdf5_ = false;
   bool warned_level_[5] = {};
   double start_seconds_ = 0;
   int snapshot_count_ = 0;       // checkpoints FTI_Snapshot took (its ids)
@@ -74,6 +105,10 @@ Status FtiClient::Init(const char* config_file, MPI_Comm comm) {
     return CairnError(cairn_last_error(), "cairn_restart_test");
   }
   recovery_pending_ = newest >= 0;
+  recoverable_version_ = newest;
+  int rank = 0;
+  MPI_Comm_rank(FTI_COMM_WORLD, &rank);
+  journal_ = LayoutJournal(options_.cairn.StateDir() + "/fti", rank);
   start_seconds_ = MPI_Wtime();
   for (int level = 1; level <= 4; ++level) next_due_minutes_[level] = options_.interval_minutes[level];
   return Status();
@@ -90,8 +125,9 @@ Status FtiClient::Protect(int id, void* ptr, int64_t count, fti_id_t type) {
   auto size = type_sizes_.find(type);
   if (size == type_sizes_.end()) return Status::Error("type " + std::to_string(type) + " is not known (FTI_InitType)");
   if (count < 0) return Status::Error("count " + std::to_string(count) + " of variable " + std::to_string(id) + " is negative");
-  return CairnError(cairn_protect(id, ptr, static_cast<size_t>(count), size->second),
-                    "cairn_protect of variable " + std::to_string(id));
+  if (id < 0) return Status::Error("variable id " + std::to_string(id) + " is negative");
+  variables_[id] = Region{ptr, Shape{static_cast<size_t>(count), size->second}};
+  return cairn_.Sync(variables_);
 }
 
 Status FtiClient::Checkpoint(int id, int level) {
@@ -106,7 +142,11 @@ Status FtiClient::Checkpoint(int id, int level) {
     }
   }
   unsigned flags = level == 1 ? 0u : CAIRN_CHECKPOINT_DURABLE;
-  Status st = CairnError(cairn_checkpoint_flags(kCheckpointName, id, flags),
+  // The variables' shapes first: a restarted run may ask for them
+  // (FTI_GetStoredSize, FTI_Realloc) before it protects anything.
+  Status st = journal_.Record(kCheckpointName, id, LayoutOf(variables_));
+  if (!st.ok()) return st;
+  st = CairnError(cairn_checkpoint_flags(kCheckpointName, id, flags),
                          "cairn_checkpoint of checkpoint " + std::to_string(id));
   // Level 4 is on the global file system when FTI_Checkpoint returns.
   if (st.ok() && level == 4) st = CairnError(cairn_checkpoint_wait(), "cairn_checkpoint_wait");
@@ -119,11 +159,167 @@ Result<bool> FtiClient::Recover() {
     if (cairn_last_error() != CAIRN_SUCCESS) return CairnError(cairn_last_error(), "cairn_restart_test");
     return false;
   }
+  if (staging_) return Status::Error("a variable recovery is open (FTI_RecoverVarFinalize first)");
   int rc = cairn_restart(kCheckpointName, newest);
   if (rc < 0) return CairnError(rc, "cairn_restart of checkpoint " + std::to_string(newest));
-  recovery_pending_ = false;
-  snapshot_count_ = rc + 1;
+  Recovered(rc);
   return true;
+}
+
+void FtiClient::Recovered(int version) {
+  recovery_pending_ = false;
+  snapshot_count_ = version + 1;
+}
+
+// The variables checkpoint `version` holds on this rank: as recorded, or,
+// for a checkpoint written without a journal, as protected now.
+Result<Layout> FtiClient::StoredLayout(int version) {
+  auto recorded = journal_.Find(kCheckpointName, version);
+  if (!recorded.ok()) return recorded.status();
+  return *recorded ? **recorded : LayoutOf(variables_);
+}
+
+Result<Shape> FtiClient::StoredShape(int id) {
+  if (!variables_.count(id)) {
+    return Status::Error("variable " + std::to_string(id) + " is not protected (FTI_Protect)");
+  }
+  if (!recovery_pending_ && !staging_) {
+    return Status::Error("no checkpoint is being recovered (FTI_Status() is 0)");
+  }
+  auto layout = StoredLayout(recoverable_version_);
+  if (!layout.ok()) return layout.status();
+  auto it = layout->find(id);
+  if (it == layout->end()) {
+    return Status::Error("checkpoint " + std::to_string(recoverable_version_) + " holds no variable " +
+                         std::to_string(id));
+  }
+  return it->second;
+}
+
+Result<int64_t> FtiClient::StoredSize(int id) {
+  auto shape = StoredShape(id);
+  if (!shape.ok()) return shape.status();
+  return static_cast<int64_t>(shape->bytes());
+}
+
+Result<void*> FtiClient::Realloc(int id, void* ptr) {
+  auto shape = StoredShape(id);
+  if (!shape.ok()) return shape.status();
+  if (shape->bytes() == 0) return Status::Error("variable " + std::to_string(id) + " was stored empty");
+  void* grown = std::realloc(ptr, shape->bytes());
+  if (grown == nullptr) {
+    return Status::Error("cannot allocate " + std::to_string(shape->bytes()) + " bytes for variable " +
+                         std::to_string(id));
+  }
+  // Protected again with the stored count of its own element size.
+  Region& var = variables_[id];
+  var.ptr = grown;
+  var.shape.count = shape->bytes() / var.shape.elem_size;
+  Status st = cairn_.Sync(variables_);
+  if (!st.ok()) return st;
+  return grown;
+}
+
+Status FtiClient::RecoverVarInit() {
+  if (staging_) return Status();
+  if (!recovery_pending_) return Status::Error("no checkpoint is being recovered (FTI_Status() is 0)");
+  auto layout = StoredLayout(recoverable_version_);
+  if (!layout.ok()) return layout.status();
+  Status st = staged_.Fetch(cairn_, kCheckpointName, recoverable_version_, *layout, variables_);
+  staging_ = st.ok();
+  return st;
+}
+
+Status FtiClient::RecoverVar(int id) {
+  Status st = RecoverVarInit();  // FTI_RecoverVar alone starts the recovery, as in FTI
+  if (!st.ok()) return st;
+  const std::vector<char>* bytes = staged_.Find(id);
+  auto var = variables_.find(id);
+  if (bytes == nullptr) {
+    return Status::Error("checkpoint " + std::to_string(recoverable_version_) + " holds no variable " +
+                         std::to_string(id));
+  }
+  if (var == variables_.end()) return Status::Error("variable " + std::to_string(id) + " is not protected");
+  if (var->second.shape.bytes() < bytes->size()) {
+    return Status::Error("variable " + std::to_string(id) + " is " +
+                         std::to_string(var->second.shape.bytes()) + " bytes, checkpoint " +
+                         std::to_string(recoverable_version_) + " holds " +
+                         std::to_string(bytes->size()) + " (FTI_Realloc gives it the stored size)");
+  }
+  if (!bytes->empty()) std::memcpy(var->second.ptr, bytes->data(), bytes->size());
+  return Status();
+}
+
+Status FtiClient::RecoverVarFinalize() {
+  if (!staging_) return Status::Error("no variable recovery is open (FTI_RecoverVarInit)");
+  staging_ = false;
+  staged_.Clear();
+  Recovered(recoverable_version_);
+  return Status();
+}
+
+void FtiClient::WarnHdf5Once() {
+  if (warned_hdf5_) return;
+  warned_hdf5_ = true;
+  int rank = 0;
+  MPI_Comm_rank(FTI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    std::fprintf(stderr, "FTI (Cairn): warning: HDF5 groups, datasets and composite types are "
+                 "accepted but Cairn writes no HDF5 files: variables are stored as bytes\n");
+  }
+}
+
+Status FtiClient::InitGroup(FTIT_H5Group* group, const char* name, FTIT_H5Group* parent) {
+  if (group == nullptr || name == nullptr) return Status::Error("group or name is NULL");
+  if (std::strlen(name) >= FTI_BUFS) return Status::Error(std::string("group name '") + name + "' is too long");
+  int parent_id = parent == nullptr ? 0 : parent->id;
+  if (parent_id < 0 || parent_id >= static_cast<int>(group_names_.size())) {
+    return Status::Error("parent group " + std::to_string(parent_id) + " is not initialized");
+  }
+  std::string full = group_names_[parent_id] + "/" + name;
+  for (const auto& existing : group_names_) {
+    if (existing == full) return Status::Error("group '" + full + "' already exists");
+  }
+  WarnHdf5Once();
+  group->id = static_cast<int>(group_names_.size());
+  group->childrenNo = 0;
+  std::snprintf(group->name, FTI_BUFS, "%s", name);
+  std::snprintf(group->fullName, FTI_BUFS, "%s", full.c_str());
+  group_names_.push_back(full);
+  if (parent != nullptr && parent->childrenNo < FTI_BUFS) parent->childrenID[parent->childrenNo++] = group->id;
+  return Status();
+}
+
+Status FtiClient::DefineDataset(int id, int rank, const int64_t* dims, const char* name) {
+  auto var = variables_.find(id);
+  if (var == variables_.end()) return Status::Error("variable " + std::to_string(id) + " is not protected (FTI_Protect first)");
+  if (rank > 32 || rank < 0) return Status::Error("rank " + std::to_string(rank) + " is not 0..32");
+  if (rank > 0 && dims == nullptr) return Status::Error("dimLength is NULL with rank > 0");
+  int64_t elements = 1;
+  for (int d = 0; d < rank; ++d) elements *= dims[d];
+  if (rank > 0 && static_cast<size_t>(elements) != var->second.shape.count) {
+    return Status::Error("dataset '" + std::string(name ? name : "") + "' has " + std::to_string(elements) +
+                         " elements, variable " + std::to_string(id) + " has " +
+                         std::to_string(var->second.shape.count));
+  }
+  WarnHdf5Once();
+  return Status();
+}
+
+Status FtiClient::AddField(fti_id_t composite, fti_id_t field, int64_t offset, int64_t elements) {
+  auto whole = type_sizes_.find(composite);
+  auto part = type_sizes_.find(field);
+  if (whole == type_sizes_.end() || part == type_sizes_.end()) {
+    return Status::Error("type " + std::to_string(whole == type_sizes_.end() ? composite : field) +
+                         " is not known");
+  }
+  if (offset < 0 || elements < 0 ||
+      static_cast<size_t>(offset) + part->second * static_cast<size_t>(elements) > whole->second) {
+    return Status::Error("the field at offset " + std::to_string(offset) + " does not fit type " +
+                         std::to_string(composite) + " of " + std::to_string(whole->second) + " bytes");
+  }
+  WarnHdf5Once();
+  return Status();
 }
 
 // The highest level whose interval has passed (FTI_Snapshot's rule), or -1;
@@ -143,6 +339,7 @@ int FtiClient::DueLevel() {
 }
 
 Result<bool> FtiClient::Snapshot() {
+  if (staging_) return Status::Error("a variable recovery is open (FTI_RecoverVarFinalize first)");
   if (recovery_pending_) {
     auto recovered = Recover();
     if (!recovered.ok()) return recovered.status();
@@ -244,4 +441,90 @@ FTI_EXPORT int FTI_Finalize(void) {
   int rc = Report("FTI_Finalize", c->Finalize());
   cairn_compat::g_client.reset();
   return rc;
+}
+
+FTI_EXPORT int64_t FTI_GetStoredSize(int id) {
+  auto* c = Client("FTI_GetStoredSize");
+  if (!c) return 0;
+  auto size = c->StoredSize(id);
+  if (!size.ok()) {
+    Report("FTI_GetStoredSize", size.status());
+    return 0;  // FTI's "unknown"
+  }
+  return *size;
+}
+
+FTI_EXPORT void* FTI_Realloc(int id, void* ptr) {
+  auto* c = Client("FTI_Realloc");
+  if (!c) return ptr;
+  auto grown = c->Realloc(id, ptr);
+  if (!grown.ok()) {
+    Report("FTI_Realloc", grown.status());
+    return ptr;  // as FTI: the old buffer stays valid
+  }
+  return *grown;
+}
+
+FTI_EXPORT int FTI_RecoverVarInit(void) {
+  auto* c = Client("FTI_RecoverVarInit");
+  return c ? Report("FTI_RecoverVarInit", c->RecoverVarInit()) : FTI_NSCS;
+}
+
+FTI_EXPORT int FTI_RecoverVar(int id) {
+  auto* c = Client("FTI_RecoverVar");
+  return c ? Report("FTI_RecoverVar", c->RecoverVar(id)) : FTI_NSCS;
+}
+
+FTI_EXPORT int FTI_RecoverVarFinalize(void) {
+  auto* c = Client("FTI_RecoverVarFinalize");
+  return c ? Report("FTI_RecoverVarFinalize", c->RecoverVarFinalize()) : FTI_NSCS;
+}
+
+FTI_EXPORT int FTI_InitGroup(FTIT_H5Group* h5group, const char* name, FTIT_H5Group* parent) {
+  auto* c = Client("FTI_InitGroup");
+  return c ? Report("FTI_InitGroup", c->InitGroup(h5group, name, parent)) : FTI_NSCS;
+}
+
+FTI_EXPORT int FTI_RenameGroup(FTIT_H5Group* h5group, const char* name) {
+  if (!Client("FTI_RenameGroup")) return FTI_NSCS;
+  if (h5group == nullptr || name == nullptr || std::strlen(name) >= FTI_BUFS) {
+    return Report("FTI_RenameGroup", cairn_compat::Status::Error("group or name is NULL or too long"));
+  }
+  std::snprintf(h5group->name, FTI_BUFS, "%s", name);
+  return FTI_SCES;
+}
+
+FTI_EXPORT int FTI_DefineDataset(int id, int rank, int64_t* dimLength, const char* name,
+                                 FTIT_H5Group* h5group) {
+  auto* c = Client("FTI_DefineDataset");
+  return c ? Report("FTI_DefineDataset", c->DefineDataset(id, rank, dimLength, name)) : FTI_NSCS;
+}
+
+FTI_EXPORT fti_id_t FTI_InitCompositeType(const char* name, size_t size, FTIT_H5Group* h5g) {
+  auto* c = Client("FTI_InitCompositeType");
+  if (!c) return FTI_NSCS;
+  if (size > static_cast<size_t>(INT32_MAX)) {
+    return Report("FTI_InitCompositeType", cairn_compat::Status::Error("size is too large"));
+  }
+  auto id = c->InitType(static_cast<int>(size));
+  if (!id.ok()) return Report("FTI_InitCompositeType", id.status());
+  c->WarnHdf5Once();
+  return *id;
+}
+
+FTI_EXPORT int FTI_AddScalarField(fti_id_t id, const char* name, fti_id_t fid, int64_t offset) {
+  auto* c = Client("FTI_AddScalarField");
+  return c ? Report("FTI_AddScalarField", c->AddField(id, fid, offset, 1)) : FTI_NSCS;
+}
+
+FTI_EXPORT int FTI_AddVectorField(fti_id_t id, const char* name, fti_id_t tid, int64_t offset,
+                                  int ndims, int64_t* dim_sizes) {
+  auto* c = Client("FTI_AddVectorField");
+  if (!c) return FTI_NSCS;
+  if (ndims < 0 || (ndims > 0 && dim_sizes == nullptr)) {
+    return Report("FTI_AddVectorField", cairn_compat::Status::Error("ndims < 0 or dim_sizes is NULL"));
+  }
+  int64_t elements = 1;
+  for (int d = 0; d < ndims; ++d) elements *= dim_sizes[d];
+  return Report("FTI_AddVectorField", c->AddField(id, tid, offset, elements));
 }

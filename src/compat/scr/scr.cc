@@ -8,8 +8,15 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <utility>
@@ -18,6 +25,7 @@
 #include "cairn/cairn.h"
 #include "compat/common/cairn_settings.h"
 #include "compat/scr/scr_config.h"
+#include "compat/scr/scr_index.h"
 
 namespace cairn_compat {
 namespace {
@@ -57,6 +65,9 @@ class ScrClient {
   Status NeedCheckpoint(int* flag);
   Status StartOutput(const char* name, int flags);
   Status CompleteOutput(bool valid);
+  Status Current(const char* name);
+  Status Drop(const char* name);
+  Status Delete(const char* name);
 
  private:
   enum class State { kIdle, kOutput, kRestart };
@@ -64,9 +75,14 @@ class ScrClient {
   Result<bool> AllTrue(bool mine);
   Status PublishOutputFiles();
   void DiscardRoutedFiles();
+  Status IndexDataset();
+  Result<int> NewestUsableCheckpoint();
+  Result<int> LiveDataset(const char* name) const;
+  void DeleteFilesAndEmptyDirs(const std::vector<std::string>& files) const;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   ScrOptions options_;
+  ScrIndex index_;
   State state_ = State::kIdle;
   DatasetRecord record_;          // protected as region 0
   int next_id_ = 1;
@@ -87,11 +103,17 @@ Result<bool> ScrClient::AllTrue(bool mine) {
   return all == 1;
 }
 
+// SCR_Config's parameters: set before SCR_Init, read by it.
+ScrAppParams& AppParams() {
+  static ScrAppParams params;
+  return params;
+}
+
 Status ScrClient::Init() {
   int mpi_up = 0;
   MPI_Initialized(&mpi_up);
   if (!mpi_up) return Status::Error("MPI_Init must be called before SCR_Init");
-  auto options = ReadScrOptions();
+  auto options = ReadScrOptions(AppParams());
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   // Every rank enters cairn_init, also one whose configuration failed, so
   // that no rank waits for it; the bad value fails cairn_init everywhere.
@@ -102,11 +124,16 @@ Status ScrClient::Init() {
   if (!st.ok()) return st;
   st = CairnError(cairn_protect(kRecordRegion, &record_, 1, sizeof record_), "cairn_protect");
   if (!st.ok()) return st;
+  index_ = ScrIndex(options_.prefix + "/.scr/cairn-compat/scr-index.json", comm_);
+  st = index_.Load();
+  if (!st.ok()) return st;
   int newest = cairn_restart_test(kCheckpointName, -1);
   if (newest < 0 && cairn_last_error() != CAIRN_SUCCESS) {
     return CairnError(cairn_last_error(), "cairn_restart_test");
   }
-  next_id_ = newest < 0 ? 1 : newest + 1;
+  // Ids never repeat, also after failed or dropped datasets.
+  next_id_ = std::max(newest, index_.max_id()) + 1;
+  if (index_.current()) restart_limit_ = *index_.current();
   return Status();
 }
 
@@ -148,8 +175,10 @@ Status ScrClient::HaveRestart(int* flag, char* name) {
   *flag = 0;
   if (state_ != State::kIdle) return Status::Error("called inside an open output or restart phase");
   if (restarted_) return Status();
-  int version = cairn_restart_test(kCheckpointName, restart_limit_);
-  if (version < 0) return CairnError(cairn_last_error(), "cairn_restart_test");
+  auto newest = NewestUsableCheckpoint();
+  if (!newest.ok()) return newest.status();
+  int version = *newest;
+  if (version < 0) return Status();
   // Fetch now: the dataset's name is inside the version.
   int rc = cairn_restart(kCheckpointName, version);
   if (rc < 0) return CairnError(rc, "cairn_restart of dataset " + std::to_string(version));
@@ -157,6 +186,21 @@ Status ScrClient::HaveRestart(int* flag, char* name) {
   *flag = 1;
   if (name != nullptr) std::snprintf(name, SCR_MAX_FILENAME, "%s", record_.name);
   return Status();
+}
+
+// The newest checkpoint at or below restart_limit_ that every rank can
+// recover and the index does not mark failed or dropped, or -1.
+Result<int> ScrClient::NewestUsableCheckpoint() {
+  for (int limit = restart_limit_;;) {
+    int version = cairn_restart_test(kCheckpointName, limit);
+    if (version < 0) {
+      if (cairn_last_error() != CAIRN_SUCCESS) return CairnError(cairn_last_error(), "cairn_restart_test");
+      return -1;
+    }
+    if (index_.Usable(version)) return version;
+    if (version == 0) return -1;
+    limit = version - 1;
+  }
 }
 
 Status ScrClient::StartRestart(char* name) {
@@ -179,8 +223,11 @@ Status ScrClient::CompleteRestart(bool valid) {
   int version = fetched_version_;
   fetched_version_ = -1;
   if (!*all) {
-    // As SCR: this dataset is skipped; Have_restart offers the next older.
+    // As SCR: this dataset is marked failed in the index, for this run and
+    // the next ones; Have_restart offers the next older.
     restart_limit_ = version - 1;
+    Status marked = index_.MarkFailed(version);
+    if (!marked.ok()) return marked;
     return Status::Error("a rank could not read dataset '" + std::string(record_.name) + "' (id " +
                          std::to_string(version) + "); the next SCR_Have_restart offers an older one");
   }
@@ -257,10 +304,86 @@ Status ScrClient::CompleteOutput(bool valid) {
     return Status::Error("dataset '" + std::string(record_.name) +
                          "' discarded: a rank completed it with valid = 0");
   }
+  if (checkpoint) {
+    Status st = CairnError(cairn_checkpoint(kCheckpointName, record_.id),
+                           "cairn_checkpoint of dataset '" + std::string(record_.name) + "'");
+    if (!st.ok()) {
+      routed_.clear();
+      return st;
+    }
+  }
+  return IndexDataset();
+}
+
+// Enters the completed dataset in the index, with every rank's output
+// files (for SCR_Delete); a new checkpoint supersedes SCR_Current's mark.
+Status ScrClient::IndexDataset() {
+  std::vector<std::string> mine;
+  if (record_.flags & SCR_FLAG_OUTPUT) {
+    for (const auto& f : routed_) mine.push_back(f.final_path);
+  }
   routed_.clear();
-  if (!checkpoint) return Status();
-  return CairnError(cairn_checkpoint(kCheckpointName, record_.id),
-                    "cairn_checkpoint of dataset '" + std::string(record_.name) + "'");
+  auto files = GatherStrings(mine, comm_);
+  if (!files.ok()) return files.status();
+  Status st = index_.Add(record_.id, ScrDataset{record_.name, record_.flags, false, false, *files});
+  if (st.ok() && (record_.flags & SCR_FLAG_CHECKPOINT)) st = index_.ClearCurrent();
+  return st;
+}
+
+Result<int> ScrClient::LiveDataset(const char* name) const {
+  if (name == nullptr || name[0] == '\0') return Status::Error("the dataset name is NULL or empty");
+  auto id = index_.Find(name);
+  if (!id) return Status::Error(std::string("no dataset named '") + name + "' in the index");
+  return *id;
+}
+
+Status ScrClient::Current(const char* name) {
+  if (state_ != State::kIdle) return Status::Error("called inside an open output or restart phase");
+  auto id = LiveDataset(name);
+  if (!id.ok()) return id.status();
+  if (!(index_.datasets().at(*id).flags & SCR_FLAG_CHECKPOINT)) {
+    return Status::Error(std::string("dataset '") + name + "' is not a checkpoint");
+  }
+  // The next restart starts from it; the checkpoints after it are dropped,
+  // as SCR deletes them from its cache.
+  restart_limit_ = *id;
+  restarted_ = false;
+  return index_.SetCurrent(*id);
+}
+
+Status ScrClient::Drop(const char* name) {
+  if (state_ != State::kIdle) return Status::Error("called inside an open output or restart phase");
+  auto id = LiveDataset(name);
+  if (!id.ok()) return id.status();
+  return index_.Drop(*id);
+}
+
+void ScrClient::DeleteFilesAndEmptyDirs(const std::vector<std::string>& files) const {
+  namespace fs = std::filesystem;
+  const fs::path prefix = fs::path(options_.prefix).lexically_normal();
+  for (const auto& file : files) {
+    std::error_code ec;
+    fs::remove(file, ec);
+    // Directories left empty, up to (not including) the prefix, as SCR.
+    for (fs::path dir = fs::path(file).parent_path().lexically_normal();
+         dir != prefix && dir.string().rfind(prefix.string(), 0) == 0; dir = dir.parent_path()) {
+      if (!fs::is_empty(dir, ec) || ec || !fs::remove(dir, ec)) break;
+    }
+  }
+}
+
+// SCR deletes the dataset's files from the prefix and the cache. Cairn's
+// API removes versions of a checkpoint only all together (cairn_delete), so
+// a checkpoint's Cairn copy is dropped from the index (never restarted
+// from) and leaves the tiers by retention ([retention] keep).
+Status ScrClient::Delete(const char* name) {
+  if (state_ != State::kIdle) return Status::Error("called inside an open output or restart phase");
+  auto id = LiveDataset(name);
+  if (!id.ok()) return id.status();
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  if (rank == 0) DeleteFilesAndEmptyDirs(index_.datasets().at(*id).files);
+  return index_.Drop(*id);
 }
 
 std::unique_ptr<ScrClient> g_client;  // SCR's API is per process
@@ -269,6 +392,35 @@ int Report(const std::string& call, const Status& st) {
   if (st.ok()) return SCR_SUCCESS;
   ReportError(kPeer, call + ": " + st.message());
   return SCR_FAILURE;
+}
+
+// SCR_Config's grammar: "KEY=VALUE [SUB=V ...]" sets (only before
+// SCR_Init), "KEY=" unsets, "KEY" queries (the value SCR would use, or
+// nullopt). Keys are SCR's, case-insensitive.
+Result<std::optional<std::string>> Configure(const char* config, bool initialized) {
+  if (config == nullptr) return Status::Error("config is NULL");
+  std::istringstream words(config);
+  std::vector<std::string> parts;
+  for (std::string w; words >> w;) parts.push_back(w);
+  if (parts.empty()) return Status::Error("config is empty");
+  size_t eq = parts[0].find('=');
+  std::string key = parts[0].substr(0, eq);
+  for (char& c : key) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (key.empty()) return Status::Error(std::string("'") + config + "' names no parameter");
+  if (eq == std::string::npos) {
+    if (parts.size() > 1) return Status::Error(std::string("'") + config + "' is neither KEY, KEY=VALUE nor KEY=");
+    return LookupScrParam(key, AppParams());
+  }
+  if (initialized) {
+    return Status::Error(std::string("'") + config + "': parameters are set before SCR_Init");
+  }
+  std::string value = parts[0].substr(eq + 1);
+  if (value.empty() && parts.size() == 1) {
+    AppParams().erase(key);
+  } else {
+    AppParams()[key] = ScrParam{value, std::vector<std::string>(parts.begin() + 1, parts.end())};
+  }
+  return std::optional<std::string>();
 }
 
 template <typename Body>
@@ -335,6 +487,52 @@ SCR_EXPORT int SCR_Start_output(const char* name, int flags) {
 
 SCR_EXPORT int SCR_Complete_output(int valid) {
   return WithClient("SCR_Complete_output", [&](ScrClient& c) { return c.CompleteOutput(valid != 0); });
+}
+
+SCR_EXPORT int SCR_Current(const char* name) {
+  return WithClient("SCR_Current", [&](ScrClient& c) { return c.Current(name); });
+}
+
+SCR_EXPORT int SCR_Drop(const char* name) {
+  return WithClient("SCR_Drop", [&](ScrClient& c) { return c.Drop(name); });
+}
+
+SCR_EXPORT int SCR_Delete(const char* name) {
+  return WithClient("SCR_Delete", [&](ScrClient& c) { return c.Delete(name); });
+}
+
+SCR_EXPORT const char* SCR_Config(const char* config) {
+  auto value = cairn_compat::Configure(config, g_client != nullptr);
+  if (!value.ok()) {
+    cairn_compat::Report("SCR_Config", value.status());
+    return nullptr;
+  }
+  // A query's value is the caller's to free(), as in SCR.
+  return *value ? strdup((*value)->c_str()) : nullptr;
+}
+
+SCR_EXPORT const char* SCR_Configf(const char* format, ...) {
+  if (format == nullptr) return SCR_Config(nullptr);
+  va_list args;
+  va_start(args, format);
+  char* text = nullptr;
+  int n = vasprintf(&text, format, args);
+  va_end(args);
+  if (n < 0) {
+    cairn_compat::Report("SCR_Configf", cairn_compat::Status::Error("cannot format the parameter"));
+    return nullptr;
+  }
+  const char* value = SCR_Config(text);
+  free(text);
+  return value;
+}
+
+SCR_EXPORT char* SCR_Get_version(void) {
+  // SCR's API level this layer serves, and the Cairn behind it.
+  static char version[64];
+  int v = cairn_version();
+  std::snprintf(version, sizeof version, "3.0 (Cairn %d.%d.%d)", v / 10000, v / 100 % 100, v % 100);
+  return version;
 }
 
 SCR_EXPORT int SCR_Should_exit(int* flag) {

@@ -61,8 +61,11 @@ const std::set<std::string>& HandledParams() {
   return params;
 }
 
-Result<std::map<std::string, Setting>> CollectSettings() {
+Result<std::map<std::string, Setting>> CollectSettings(const ScrAppParams& app) {
   std::map<std::string, Setting> settings;
+  for (const auto& [key, param] : app) {
+    settings[key] = Setting{param.value, param.extra, "SCR_Config(\"" + key + "=...\")"};
+  }
   if (const char* file = std::getenv("SCR_CONF_FILE"); file != nullptr && *file) {
     auto entries = ReadIniFile(file);
     if (!entries.ok()) return entries.status();
@@ -71,7 +74,7 @@ Result<std::map<std::string, Setting>> CollectSettings() {
       for (char& c : key) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       // SCR keeps the first CACHEDIR (the fastest level); later ones are
       // further cache levels.
-      if (key == "CACHEDIR" && settings.count(key)) continue;
+      if (key == "CACHEDIR" && settings.count(key) && settings[key].where.find(file) == 0) continue;
       settings[key] = Setting{e.value, e.extra, std::string(file) + ":" + std::to_string(e.line)};
     }
   }
@@ -146,8 +149,16 @@ Status ApplyParam(const std::string& key, const Setting& s, ScrOptions* o) {
 
 }  // namespace
 
-Result<ScrOptions> ReadScrOptions() {
-  auto all = CollectSettings();
+Result<std::optional<std::string>> LookupScrParam(const std::string& key, const ScrAppParams& app) {
+  auto all = CollectSettings(app);
+  if (!all.ok()) return all.status();
+  auto it = all->find(key);
+  if (it == all->end()) return std::optional<std::string>();
+  return std::optional<std::string>(it->second.value);
+}
+
+Result<ScrOptions> ReadScrOptions(const ScrAppParams& app) {
+  auto all = CollectSettings(app);
   if (!all.ok()) return all.status();
   ScrOptions o;
   o.prefix = AbsolutePath(".");

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <climits>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -16,19 +17,14 @@
 
 #include "cairn/cairn.h"
 #include "compat/common/cairn_settings.h"
+#include "compat/common/layout_journal.h"
+#include "compat/common/regions.h"
 #include "compat/veloc/veloc_config.h"
 
 namespace cairn_compat {
 namespace {
 
 constexpr char kPeer[] = "VeloC";
-
-struct Region {
-  void* ptr = nullptr;
-  size_t count = 0;
-  size_t base_size = 0;
-  size_t bytes() const { return count * base_size; }
-};
 
 // VeloC names: letters, digits and '_' (VeloC's validate_name).
 Status CheckNameAndVersion(const char* name, int version) {
@@ -43,16 +39,19 @@ Status CheckNameAndVersion(const char* name, int version) {
   return Status();
 }
 
-// The ids a selective call picks out of the registered ones.
-Result<std::set<int>> SelectIds(const std::map<int, Region>& regions, int mode, const int* ids,
-                                int id_count) {
+// The ids a selective call picks out of `regions` (VELOC_CKPT_* and
+// VELOC_RECOVER_* share their values). A listed id not among them is an
+// error unless `unknown_ids_ok` (recovery, where VeloC walks the version's
+// regions and ignores other ids).
+Result<std::set<int>> SelectIds(const Regions& regions, int mode, const int* ids, int id_count,
+                                bool unknown_ids_ok = false) {
   std::set<int> listed;
   if (mode != VELOC_CKPT_ALL) {
     if (id_count < 0 || (id_count > 0 && ids == nullptr)) {
       return Status::Error("the id list is NULL or its length negative");
     }
     for (int i = 0; i < id_count; ++i) {
-      if (!regions.count(ids[i])) {
+      if (!regions.count(ids[i]) && !unknown_ids_ok) {
         return Status::Error("region id " + std::to_string(ids[i]) + " is not protected");
       }
       listed.insert(ids[i]);
@@ -72,6 +71,12 @@ Result<std::set<int>> SelectIds(const std::map<int, Region>& regions, int mode, 
   return chosen;
 }
 
+// VeloC's region groups: VELOC_Mem_protect fills the default group,
+// VELOC_Region_protect a group named after a checkpoint, which a checkpoint
+// or restart of that name uses instead of the default one when it is not
+// empty (VeloC's client_impl_t::get_current_ckpt_regions).
+constexpr char kDefaultGroup[] = "default";
+
 class VelocClient {
  public:
   ~VelocClient() {
@@ -83,10 +88,11 @@ class VelocClient {
   Status Init(MPI_Comm comm, const char* cfg_file, const std::string& path_suffix);
   Status Finalize(bool drain);
 
-  Status Protect(int id, void* ptr, size_t count, size_t base_size);
-  Status Unprotect(int id);
-  Status Clear();
+  Status Protect(const std::string& group, int id, void* ptr, size_t count, size_t base_size);
+  Status Unprotect(const std::string& group, int id);
+  Status Clear(const std::string& group);
   Status RouteFile(const char* original, char* routed);
+  Status Cleanup(const char* name);
 
   Status CheckpointBegin(const char* name, int version);
   Status CheckpointSelective(int mode, const int* ids, int id_count);
@@ -95,17 +101,23 @@ class VelocClient {
   Result<int> RestartTest(const char* name, int needed_version);
   Status RestartBegin(const char* name, int version, bool in_place);
   Status RecoverSelective(int mode, const int* ids, int id_count);
+  Result<int> RecoverSize(int id) const;
   Status RestartEnd();
 
  private:
-  // Gives Cairn the application's own pointers for `ids`, none for the rest.
-  Status ProtectOnly(const std::set<int>& ids);
+  // The group a checkpoint or restart of `name` uses.
+  const Regions& RegionsFor(const std::string& name) const;
+  Status SyncDefaultGroup();
   Result<bool> AllRanksSucceeded(bool success);
-  Status FetchVersion(const std::string& name, int version);
+  Status CommitCheckpoint(const std::string& name, int version, const Regions& chosen);
+  Status FetchStaged(const std::string& name, int version, const Layout& stored, bool guessed);
   void RemoveFiles(std::vector<std::string>* paths);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
-  std::map<int, Region> regions_;
+  std::map<std::string, Regions> groups_;
+  CairnRegions cairn_;
+  LayoutJournal journal_;
+  bool has_persistent_ = false;
 
   struct Phase {
     bool active = false;
@@ -116,10 +128,12 @@ class VelocClient {
   };
   Phase checkpoint_;
   Phase restart_;
-  // Restart phase: what Cairn restored, per region, until Recover copies it.
-  std::map<int, std::vector<char>> staged_;
-  bool memory_restored_ = false;  // the version had the registered regions
-  bool in_place_ = false;         // restored straight into the app's memory
+  // Restart phase: the version's regions, restored into buffers of ours
+  // until Recover copies them out, or (VELOC_Restart of a version shaped as
+  // the protected regions) straight into the application's memory.
+  StagedVersion staged_;
+  Layout restored_layout_;
+  bool in_place_ = false;
 };
 
 Status VelocClient::Init(MPI_Comm comm, const char* cfg_file, const std::string& path_suffix) {
@@ -130,9 +144,15 @@ Status VelocClient::Init(MPI_Comm comm, const char* cfg_file, const std::string&
   CairnSettings fallback(kPeer);
   CairnSettings& use = settings.ok() ? *settings : fallback;
   if (!settings.ok()) use.Set("tiers.memory.capacity", std::string("invalid: see VeloC config"));
-  if (comm != MPI_COMM_NULL) MPI_Comm_dup(comm, &comm_);
+  int rank = 0;
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_dup(comm, &comm_);
+    MPI_Comm_rank(comm_, &rank);
+  }
   Status st = use.Init(comm);
   if (!settings.ok()) return settings.status();
+  has_persistent_ = use.keys().count("tiers.pfs.path") != 0;
+  journal_ = LayoutJournal(use.StateDir() + "/veloc", rank);
   return st;
 }
 
@@ -144,24 +164,35 @@ Status VelocClient::Finalize(bool drain) {
   return CairnError(cairn_finalize(), "cairn_finalize");
 }
 
-Status VelocClient::Protect(int id, void* ptr, size_t count, size_t base_size) {
-  Status st = CairnError(cairn_protect(id, ptr, count, base_size), "cairn_protect");
-  if (st.ok()) regions_[id] = Region{ptr, count, base_size};
-  return st;
+const Regions& VelocClient::RegionsFor(const std::string& name) const {
+  static const Regions kNone;
+  auto named = groups_.find(name);
+  if (named != groups_.end() && !named->second.empty()) return named->second;
+  auto fallback = groups_.find(kDefaultGroup);
+  return fallback == groups_.end() ? kNone : fallback->second;
 }
 
-Status VelocClient::Unprotect(int id) {
-  Status st = CairnError(cairn_unprotect(id), "cairn_unprotect");
-  if (st.ok()) regions_.erase(id);
-  return st;
+// Cairn holds the default group between phases: its memory slots are
+// reserved at protect time, not at the first checkpoint.
+Status VelocClient::SyncDefaultGroup() { return cairn_.Sync(groups_[kDefaultGroup]); }
+
+Status VelocClient::Protect(const std::string& group, int id, void* ptr, size_t count,
+                            size_t base_size) {
+  if (id < 0) return Status::Error("region id " + std::to_string(id) + " is negative");
+  groups_[group][id] = Region{ptr, Shape{count, base_size}};
+  return group == kDefaultGroup ? SyncDefaultGroup() : Status();
 }
 
-Status VelocClient::Clear() {
-  while (!regions_.empty()) {
-    Status st = Unprotect(regions_.begin()->first);
-    if (!st.ok()) return st;
+Status VelocClient::Unprotect(const std::string& group, int id) {
+  if (groups_[group].erase(id) == 0) {
+    return Status::Error("region " + std::to_string(id) + " of group '" + group + "' is not protected");
   }
-  return Status();
+  return group == kDefaultGroup ? SyncDefaultGroup() : Status();
+}
+
+Status VelocClient::Clear(const std::string& group) {
+  groups_[group].clear();
+  return group == kDefaultGroup ? SyncDefaultGroup() : Status();
 }
 
 Status VelocClient::RouteFile(const char* original, char* routed) {
@@ -172,6 +203,20 @@ Status VelocClient::RouteFile(const char* original, char* routed) {
   if (checkpoint_.active) checkpoint_.routed.emplace_back(routed);
   if (restart_.active) restart_.routed.emplace_back(routed);
   return Status();
+}
+
+// VeloC removes the scratch copies of `name` and keeps the persistent ones.
+// Cairn cannot drop one tier's copies through its API: with a persistent
+// directory, the copies there are completed (and Cairn releases the memory
+// tier's at finalize, since a lower tier holds them); without one, scratch
+// held the only copies, and they are deleted as VeloC would.
+Status VelocClient::Cleanup(const char* name) {
+  Status st = CheckNameAndVersion(name, 0);
+  if (!st.ok()) return st;
+  if (has_persistent_) return CairnError(cairn_checkpoint_wait(), "cairn_checkpoint_wait");
+  st = CairnError(cairn_delete(name), std::string("cairn_delete of '") + name + "'");
+  if (st.ok()) st = journal_.Remove(name);
+  return st;
 }
 
 Status VelocClient::CheckpointBegin(const char* name, int version) {
@@ -186,7 +231,7 @@ Status VelocClient::CheckpointBegin(const char* name, int version) {
 
 Status VelocClient::CheckpointSelective(int mode, const int* ids, int id_count) {
   if (!checkpoint_.active) return Status::Error("no checkpoint phase is open (VELOC_Checkpoint_begin)");
-  auto chosen = SelectIds(regions_, mode, ids, id_count);
+  auto chosen = SelectIds(RegionsFor(checkpoint_.name), mode, ids, id_count);
   if (!chosen.ok()) return chosen.status();
   checkpoint_.ids.insert(chosen->begin(), chosen->end());
   return Status();
@@ -201,17 +246,19 @@ Result<bool> VelocClient::AllRanksSucceeded(bool success) {
   return all == 1;
 }
 
-Status VelocClient::ProtectOnly(const std::set<int>& ids) {
-  for (const auto& [id, r] : regions_) {
-    int rc = ids.count(id) ? cairn_protect(id, r.ptr, r.count, r.base_size) : cairn_unprotect(id);
-    if (rc < 0 && rc != CAIRN_E_NOT_FOUND) return CairnError(rc, "cairn_protect");
-  }
-  return Status();
-}
-
 void VelocClient::RemoveFiles(std::vector<std::string>* paths) {
   for (const auto& p : *paths) unlink(p.c_str());
   paths->clear();
+}
+
+// Saves `chosen` (and the routed files) as the version, its layout recorded
+// first so that a restart can tell the stored sizes.
+Status VelocClient::CommitCheckpoint(const std::string& name, int version, const Regions& chosen) {
+  Status st = journal_.Record(name, version, LayoutOf(chosen));
+  if (st.ok()) st = cairn_.Sync(chosen);
+  if (st.ok()) st = CairnError(cairn_checkpoint(name.c_str(), version), "cairn_checkpoint");
+  Status back = SyncDefaultGroup();
+  return st.ok() ? back : st;
 }
 
 Status VelocClient::CheckpointEnd(bool success) {
@@ -228,12 +275,11 @@ Status VelocClient::CheckpointEnd(bool success) {
                          " not committed: a rank ended it with success = 0");
   }
   // Only the regions picked by VELOC_Checkpoint_mem/_selective are saved.
-  Status st = ProtectOnly(phase.ids);
-  if (st.ok()) st = CairnError(cairn_checkpoint(phase.name.c_str(), phase.version), "cairn_checkpoint");
-  std::set<int> every;
-  for (const auto& [id, r] : regions_) every.insert(id);
-  Status back = ProtectOnly(every);
-  return st.ok() ? back : st;
+  Regions chosen;
+  for (const auto& [id, r] : RegionsFor(phase.name)) {
+    if (phase.ids.count(id)) chosen[id] = r;
+  }
+  return CommitCheckpoint(phase.name, phase.version, chosen);
 }
 
 Result<int> VelocClient::RestartTest(const char* name, int needed_version) {
@@ -246,17 +292,17 @@ Result<int> VelocClient::RestartTest(const char* name, int needed_version) {
   return v;
 }
 
-// cairn_restart of exactly `version`; a fallback to an older one is an
-// error here, since the application asked for this version's files.
-Status VelocClient::FetchVersion(const std::string& name, int version) {
-  int rc = cairn_restart(name.c_str(), version);
-  if (rc < 0) return CairnError(rc, "cairn_restart of '" + name + "' version " + std::to_string(version));
-  if (rc != version) {
-    return Status::Error("version " + std::to_string(version) + " of '" + name +
-                         "' is not recoverable; Cairn restored version " + std::to_string(rc) +
-                         " instead (VELOC_Restart_test names the newest recoverable one)");
+Status VelocClient::FetchStaged(const std::string& name, int version, const Layout& stored,
+                                bool guessed) {
+  const Regions& between_phases = groups_[kDefaultGroup];
+  Status st = staged_.Fetch(cairn_, name, version, stored, between_phases);
+  if (!st.ok() && guessed && !stored.empty() && cairn_last_error() == CAIRN_E_MISMATCH) {
+    // No journal and not shaped as the protected regions: a files-only
+    // version (no VELOC_Checkpoint_mem). Fetch its files; a later Recover
+    // says that there is no memory to recover.
+    st = staged_.Fetch(cairn_, name, version, Layout{}, between_phases);
   }
-  return Status();
+  return st;
 }
 
 Status VelocClient::RestartBegin(const char* name, int version, bool in_place) {
@@ -265,53 +311,73 @@ Status VelocClient::RestartBegin(const char* name, int version, bool in_place) {
   }
   Status st = CheckNameAndVersion(name, version);
   if (!st.ok()) return st;
-  // Staged: Cairn fills buffers of ours, and Recover copies out only the
-  // regions asked for; in place (VELOC_Restart): the app's memory directly.
-  staged_.clear();
-  if (!in_place) {
-    for (const auto& [id, r] : regions_) {
-      auto& buf = staged_[id];
-      buf.resize(r.bytes());
-      // Same count and element size as the region: Cairn matches both.
-      st = CairnError(cairn_protect(id, buf.data(), r.count, r.base_size), "cairn_protect");
-      if (!st.ok()) break;
-    }
+  auto recorded = journal_.Find(name, version);
+  if (!recorded.ok()) return recorded.status();
+  Layout stored = *recorded ? **recorded : LayoutOf(RegionsFor(name));
+  const Regions& app = RegionsFor(name);
+  staged_.Clear();
+  // VELOC_Restart of a version shaped as the protected regions restores in
+  // place (no copy); otherwise through buffers of ours, copied out by
+  // VELOC_Recover_* (regions protected later, larger, or some of them).
+  in_place_ = in_place && stored == LayoutOf(app);
+  if (in_place_) {
+    st = cairn_.Sync(app);
+    if (st.ok()) st = RestoreExactly(name, version);
+    Status back = SyncDefaultGroup();
+    if (st.ok()) st = back;
+  } else {
+    st = FetchStaged(name, version, stored, !*recorded);
   }
-  if (st.ok()) st = FetchVersion(name, version);
-  memory_restored_ = st.ok() && !regions_.empty();
-  if (!st.ok() && !regions_.empty() && cairn_last_error() == CAIRN_E_MISMATCH) {
-    // A files-only version (no VELOC_Checkpoint_mem): fetch its files, and
-    // let a later Recover say that there is no memory to recover.
-    std::set<int> none;
-    st = ProtectOnly(none);
-    if (st.ok()) st = FetchVersion(name, version);
-  }
-  std::set<int> every;
-  for (const auto& [id, r] : regions_) every.insert(id);
-  Status back = ProtectOnly(every);
-  if (!st.ok()) staged_.clear();
-  if (st.ok()) st = back;
-  if (st.ok()) {
-    restart_ = Phase{true, name, version, {}, {}};
-    in_place_ = in_place;
-  }
-  return st;
+  if (!st.ok()) return st;
+  restored_layout_ = in_place_ ? stored : staged_.layout();
+  restart_ = Phase{true, name, version, {}, {}};
+  return Status();
 }
 
 Status VelocClient::RecoverSelective(int mode, const int* ids, int id_count) {
   if (!restart_.active) return Status::Error("no restart phase is open (VELOC_Restart_begin)");
-  if (!memory_restored_) {
+  if (restored_layout_.empty()) {
     return Status::Error("version " + std::to_string(restart_.version) + " of '" + restart_.name +
-                         "' holds no memory regions matching the protected ones (ids, sizes)");
+                         "' holds no memory regions (it was written without VELOC_Checkpoint_mem)");
   }
-  auto chosen = SelectIds(regions_, mode, ids, id_count);
+  // As VeloC: the ids are those of the version; each one recovered must be
+  // protected now, at least as large as what was saved.
+  Regions saved;
+  for (const auto& [id, shape] : restored_layout_) saved[id] = Region{nullptr, shape};
+  auto chosen = SelectIds(saved, mode, ids, id_count, /*unknown_ids_ok=*/true);
   if (!chosen.ok()) return chosen.status();
   if (in_place_) return Status();
+  const Regions& app = RegionsFor(restart_.name);
   for (int id : *chosen) {
-    const auto& buf = staged_[id];
-    std::memcpy(regions_[id].ptr, buf.data(), buf.size());
+    auto target = app.find(id);
+    const std::vector<char>* bytes = staged_.Find(id);
+    if (target == app.end()) {
+      return Status::Error("region " + std::to_string(id) + " of version " +
+                           std::to_string(restart_.version) + " is not protected");
+    }
+    if (target->second.shape.bytes() < bytes->size()) {
+      return Status::Error("protected region " + std::to_string(id) + " is " +
+                           std::to_string(target->second.shape.bytes()) + " bytes, version " +
+                           std::to_string(restart_.version) + " holds " +
+                           std::to_string(bytes->size()));
+    }
+    if (!bytes->empty()) std::memcpy(target->second.ptr, bytes->data(), bytes->size());
   }
   return Status();
+}
+
+Result<int> VelocClient::RecoverSize(int id) const {
+  if (!restart_.active) return Status::Error("no restart phase is open (VELOC_Restart_begin)");
+  auto it = restored_layout_.find(id);
+  if (it == restored_layout_.end()) {
+    return Status::Error("version " + std::to_string(restart_.version) + " of '" + restart_.name +
+                         "' holds no region " + std::to_string(id));
+  }
+  if (it->second.bytes() > static_cast<size_t>(INT_MAX)) {
+    return Status::Error("region " + std::to_string(id) + " is " + std::to_string(it->second.bytes()) +
+                         " bytes, more than VELOC_Recover_size's int can say");
+  }
+  return static_cast<int>(it->second.bytes());
 }
 
 Status VelocClient::RestartEnd() {
@@ -320,7 +386,8 @@ Status VelocClient::RestartEnd() {
   // left in the routing directory they would join the next checkpoint.
   RemoveFiles(&restart_.routed);
   restart_ = Phase{};
-  staged_.clear();
+  staged_.Clear();
+  restored_layout_.clear();
   return Status();
 }
 
@@ -375,16 +442,45 @@ VELOC_EXPORT int VELOC_Finalize(int drain) {
 }
 
 VELOC_EXPORT int VELOC_Mem_protect(int id, void* ptr, size_t count, size_t base_size) {
-  return WithClient("VELOC_Mem_protect",
-                    [&](VelocClient& c) { return c.Protect(id, ptr, count, base_size); });
+  return WithClient("VELOC_Mem_protect", [&](VelocClient& c) {
+    return c.Protect(cairn_compat::kDefaultGroup, id, ptr, count, base_size);
+  });
+}
+
+VELOC_EXPORT int VELOC_Region_protect(int id, void* ptr, size_t count, size_t base_size,
+                                      const char* name) {
+  return WithClient("VELOC_Region_protect", [&](VelocClient& c) {
+    if (name == nullptr) return Status::Error("the region group name is NULL");
+    return c.Protect(name, id, ptr, count, base_size);
+  });
 }
 
 VELOC_EXPORT int VELOC_Mem_unprotect(int id) {
-  return WithClient("VELOC_Mem_unprotect", [&](VelocClient& c) { return c.Unprotect(id); });
+  return WithClient("VELOC_Mem_unprotect",
+                    [&](VelocClient& c) { return c.Unprotect(cairn_compat::kDefaultGroup, id); });
+}
+
+VELOC_EXPORT int VELOC_Region_unprotect(int id, const char* name) {
+  return WithClient("VELOC_Region_unprotect", [&](VelocClient& c) {
+    if (name == nullptr) return Status::Error("the region group name is NULL");
+    return c.Unprotect(name, id);
+  });
 }
 
 VELOC_EXPORT int VELOC_Mem_clear(void) {
-  return WithClient("VELOC_Mem_clear", [&](VelocClient& c) { return c.Clear(); });
+  return WithClient("VELOC_Mem_clear",
+                    [&](VelocClient& c) { return c.Clear(cairn_compat::kDefaultGroup); });
+}
+
+VELOC_EXPORT int VELOC_Region_clear(const char* name) {
+  return WithClient("VELOC_Region_clear", [&](VelocClient& c) {
+    if (name == nullptr) return Status::Error("the region group name is NULL");
+    return c.Clear(name);
+  });
+}
+
+VELOC_EXPORT int VELOC_Cleanup(const char* name) {
+  return WithClient("VELOC_Cleanup", [&](VelocClient& c) { return c.Cleanup(name); });
 }
 
 VELOC_EXPORT int VELOC_Route_file(const char* original, char* routed) {
@@ -416,6 +512,10 @@ VELOC_EXPORT int VELOC_Checkpoint_wait(void) {
   });
 }
 
+// Cairn's API has no test of the background drains that does not wait:
+// this waits for them, so a polling loop ends at its first call.
+VELOC_EXPORT int VELOC_Checkpoint_finished(void) { return VELOC_Checkpoint_wait(); }
+
 VELOC_EXPORT int VELOC_Checkpoint(const char* name, int version) {
   int rc = VELOC_Checkpoint_wait();
   if (rc == VELOC_SUCCESS) rc = VELOC_Checkpoint_begin(name, version);
@@ -444,6 +544,17 @@ VELOC_EXPORT int VELOC_Restart_begin(const char* name, int version) {
 VELOC_EXPORT int VELOC_Recover_selective(int mode, int* ids, int id_count) {
   return WithClient("VELOC_Recover_selective",
                     [&](VelocClient& c) { return c.RecoverSelective(mode, ids, id_count); });
+}
+
+VELOC_EXPORT int VELOC_Recover_size(int id) {
+  int size = VELOC_FAILURE;
+  WithClient("VELOC_Recover_size", [&](VelocClient& c) {
+    auto bytes = c.RecoverSize(id);
+    if (!bytes.ok()) return bytes.status();
+    size = *bytes;
+    return Status();
+  });
+  return size;
 }
 
 VELOC_EXPORT int VELOC_Recover_mem(void) {

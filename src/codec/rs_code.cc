@@ -4,11 +4,11 @@
 #include <array>
 #include <cstring>
 #include <list>
-#include <mutex>
 #include <unordered_map>
 
 #include <isa-l/erasure_code.h>
 
+#include "base/mutex.h"
 #include "codec/gf256.h"
 
 namespace cairn {
@@ -81,7 +81,7 @@ struct RsCode::ErasureDecoder {
 class RsCode::DecoderCache {
  public:
   std::shared_ptr<const ErasureDecoder> Find(uint64_t pattern) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = index_.find(pattern);
     if (it == index_.end()) return nullptr;
     lru_.splice(lru_.begin(), lru_, it->second);
@@ -90,7 +90,7 @@ class RsCode::DecoderCache {
 
   std::shared_ptr<const ErasureDecoder> Insert(uint64_t pattern,
                                                std::shared_ptr<const ErasureDecoder> decoder) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = index_.find(pattern);
     if (it != index_.end()) return it->second->second;
     lru_.emplace_front(pattern, std::move(decoder));
@@ -103,15 +103,15 @@ class RsCode::DecoderCache {
   }
 
   size_t size() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return lru_.size();
   }
 
  private:
   using Lru = std::list<std::pair<uint64_t, std::shared_ptr<const ErasureDecoder>>>;
-  std::mutex mu_;
-  Lru lru_;                                            // most recent first; guarded by mu_
-  std::unordered_map<uint64_t, Lru::iterator> index_;  // guarded by mu_
+  Mutex mu_;
+  Lru lru_ GUARDED_BY(mu_);  // most recent first
+  std::unordered_map<uint64_t, Lru::iterator> index_ GUARDED_BY(mu_);
 };
 
 RsCode::RsCode(RsCodeId id) : id_(id) {

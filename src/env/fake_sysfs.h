@@ -8,13 +8,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "base/mutex.h"
 #include "env/env.h"
 
 namespace cairn {
@@ -60,7 +60,7 @@ class SysfsRecordingEnv : public EnvWrapper {
   // wrapping at max, as the hardware does between two readings.
   Result<std::string> ReadFileToString(const std::string& p) override {
     if (rapl_step_ > 0 && p.size() > 9 && p.compare(p.size() - 9, 9, "energy_uj") == 0) {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       uint64_t& c = counters_[p];
       c += rapl_step_;
       if (c > rapl_max_) c -= rapl_max_;
@@ -71,7 +71,7 @@ class SysfsRecordingEnv : public EnvWrapper {
   }
 
   void Record(const std::string& path, const std::string& value) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (path.rfind("/sys/", 0) == 0) writes.emplace_back(path, value);
   }
 
@@ -80,8 +80,8 @@ class SysfsRecordingEnv : public EnvWrapper {
   uint64_t rapl_step_ = 0;
   uint64_t rapl_max_ = 0;
   int rapl_reads_ = 0;
-  std::map<std::string, uint64_t> counters_;
-  std::mutex mu_;
+  std::map<std::string, uint64_t> counters_ GUARDED_BY(mu_);
+  Mutex mu_;
 };
 
 inline void Put(Env* env, const std::string& path, const std::string& value) {

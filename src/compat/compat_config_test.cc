@@ -1,15 +1,19 @@
-// Unit tests of the compatibility layers' configuration translation and
-// routed-file names (no MPI job needed: nothing here calls cairn_init).
+// Unit tests of the compatibility layers' configuration translation,
+// routed-file names, layout journals and SCR index format (no MPI job
+// needed: nothing here calls cairn_init).
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 
 #include "compat/common/cairn_settings.h"
 #include "compat/common/ini_file.h"
+#include "compat/common/layout_journal.h"
+#include "compat/scr/scr_index.h"
 #include "compat/fti/fti_config.h"
 #include "compat/scr/scr_config.h"
 #include "compat/veloc/veloc_config.h"
@@ -126,7 +130,7 @@ TEST(ScrConfig, FileThenEnvironment) {
   setenv("SCR_CONF_FILE", path.c_str(), 1);
   setenv("SCR_PREFIX", "/prefix", 1);
   setenv("SCR_CHECKPOINT_INTERVAL", "9", 1);  // the environment wins
-  auto o = ReadScrOptions();
+  auto o = ReadScrOptions({});
   unsetenv("SCR_CONF_FILE");
   unsetenv("SCR_PREFIX");
   unsetenv("SCR_CHECKPOINT_INTERVAL");
@@ -137,6 +141,60 @@ TEST(ScrConfig, FileThenEnvironment) {
   EXPECT_EQ(Get<std::string>(o->cairn, "tiers.ssd.path"), "/ssd/scr/cairn/{node}");
   EXPECT_EQ(Get<std::string>(o->cairn, "tiers.pfs.path"), "/prefix/.scr/cairn");
   EXPECT_TRUE(Warned(o->cairn, "SCR_COPY_TYPE=XOR"));
+}
+
+TEST(LayoutJournal, FindsTheNewestRecordAtOrBelowAVersion) {
+  char dir[] = "/tmp/cairn-compat-journal-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  LayoutJournal journal(std::string(dir) + "/sub", 3);
+  Layout small = {{0, Shape{1, 4}}, {1, Shape{10, 8}}};
+  Layout large = {{0, Shape{1, 4}}, {1, Shape{20, 8}}};
+  ASSERT_TRUE(journal.Record("heat", 10, small).ok());
+  ASSERT_TRUE(journal.Record("heat", 20, small).ok());  // unchanged: no new line
+  ASSERT_TRUE(journal.Record("heat", 30, large).ok());
+  EXPECT_FALSE(*journal.Find("heat", 9));
+  EXPECT_EQ(**journal.Find("heat", 20), small);
+  EXPECT_EQ(**journal.Find("heat", 35), large);
+  // A run restarted from 20 replaces the timeline above it.
+  ASSERT_TRUE(journal.Record("heat", 25, Layout{}).ok());
+  EXPECT_EQ(**journal.Find("heat", 35), Layout{});
+  EXPECT_EQ(**journal.Find("heat", 24), small);
+  EXPECT_FALSE(*journal.Find("other", 35));
+  ASSERT_TRUE(journal.Remove("heat").ok());
+  EXPECT_FALSE(*journal.Find("heat", 35));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LayoutJournal, RoundTripsAndNamesTheBadLine) {
+  std::map<int, Layout> records = {{4, {{0, Shape{3, 8}}}}, {9, {}}};
+  auto back = ParseLayoutRecords(FormatLayoutRecords(records), "j");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, records);
+  auto bad = ParseLayoutRecords("4 0:3:8\n9 1:x:8\n", "journal.layout");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("journal.layout:2"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("1:x:8"), std::string::npos);
+}
+
+TEST(ScrIndex, RoundTripsAndNamesTheBadKey) {
+  ScrIndex index;
+  ASSERT_TRUE(index.FromJson(R"({"format": 1, "current": 2, "datasets": {
+      "1": {"name": "a", "flags": 1, "failed": true, "dropped": false, "files": []},
+      "2": {"name": "b", "flags": 3, "failed": false, "dropped": false, "files": ["/p/x"]}}})",
+                             "idx").ok());
+  EXPECT_FALSE(index.Usable(1));
+  EXPECT_TRUE(index.Usable(2));
+  EXPECT_TRUE(index.Usable(7));  // not in the index: a committed version counts
+  EXPECT_EQ(index.Find("b"), 2);
+  EXPECT_EQ(index.current(), 2);
+  ScrIndex again;
+  ASSERT_TRUE(again.FromJson(index.ToJson(), "idx").ok());
+  EXPECT_EQ(again.ToJson(), index.ToJson());
+  Status bad = again.FromJson(R"({"format": 1, "current": null, "datasets": {
+      "1": {"name": 5, "flags": 1, "failed": true, "dropped": false, "files": []}}})",
+                              "scr-index.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("scr-index.json/datasets/1"), std::string::npos) << bad.message();
 }
 
 }  // namespace

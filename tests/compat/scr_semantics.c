@@ -6,10 +6,17 @@
  *    passes valid = 0 to SCR_Complete_restart, every rank gets SCR_FAILURE
  *    and the next SCR_Have_restart offers the next older one;
  *  - SCR_Route_file outside a phase returns the name unchanged; an output-
- *    only dataset lands at its path.
+ *    only dataset lands at its path;
+ *  - SCR_Config before SCR_Init sets a parameter (queried back, and used:
+ *    SCR_CHECKPOINT_INTERVAL), and fails after it;
+ *  - in the next run (SCR_Finalize, SCR_Init) the dataset whose restart
+ *    failed is still skipped; SCR_Drop removes a checkpoint from the
+ *    restart choices, SCR_Current picks one, SCR_Delete removes an output
+ *    dataset's files; unknown names fail.
  * Prints "scr semantics: ok" and exits 0, or names the first failed check.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,7 +50,18 @@ static int write_dataset(const char *name, int value, int valid) {
 int main(int argc, char *argv[]) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  EXPECT(SCR_Config("SCR_CHECKPOINT_INTERVAL=3") == NULL);
+  const char *interval = SCR_Config("SCR_CHECKPOINT_INTERVAL");
+  EXPECT(interval != NULL && strcmp(interval, "3") == 0);
+  free((void *)interval);
   EXPECT(SCR_Init() == SCR_SUCCESS);
+  EXPECT(SCR_Config("SCR_FLUSH=4") == NULL); /* too late: refused */
+  EXPECT(SCR_Config("SCR_FLUSH") == NULL);
+  int need[3];
+  for (int i = 0; i < 3; ++i) EXPECT(SCR_Need_checkpoint(&need[i]) == SCR_SUCCESS);
+  EXPECT(need[0] == 0 && need[1] == 0 && need[2] == 1);
+  const char *version = SCR_Get_version();
+  EXPECT(version != NULL && strncmp(version, "3.0", 3) == 0);
   char file[SCR_MAX_FILENAME], name[SCR_MAX_FILENAME];
   EXPECT(SCR_Route_file("plain.txt", file) == SCR_SUCCESS && strcmp(file, "plain.txt") == 0);
 
@@ -80,7 +98,37 @@ int main(int argc, char *argv[]) {
   fclose(f);
   EXPECT(SCR_Complete_output(1) == SCR_SUCCESS);
   EXPECT(access(path, R_OK) == 0);
+  EXPECT(write_dataset("third", 4, 1) == SCR_SUCCESS);
+  EXPECT(SCR_Drop("third") == SCR_SUCCESS);
+  EXPECT(SCR_Drop("third") == SCR_FAILURE);
+  EXPECT(SCR_Finalize() == SCR_SUCCESS);
 
+  /* the next run: "second" failed and "third" was dropped, so "first" */
+  EXPECT(SCR_Init() == SCR_SUCCESS);
+  EXPECT(SCR_Have_restart(&flag, name) == SCR_SUCCESS && flag == 1);
+  EXPECT(strcmp(name, "first") == 0);
+  EXPECT(SCR_Start_restart(name) == SCR_SUCCESS);
+  EXPECT(SCR_Complete_restart(1) == SCR_SUCCESS);
+  EXPECT(write_dataset("fourth", 5, 1) == SCR_SUCCESS);
+  EXPECT(write_dataset("fifth", 6, 1) == SCR_SUCCESS);
+  /* SCR_Current goes back to "fourth" (and drops "fifth") */
+  EXPECT(SCR_Current("fourth") == SCR_SUCCESS);
+  EXPECT(SCR_Current("no-such-dataset") == SCR_FAILURE);
+  EXPECT(SCR_Have_restart(&flag, name) == SCR_SUCCESS && flag == 1);
+  EXPECT(strcmp(name, "fourth") == 0);
+  EXPECT(SCR_Start_restart(name) == SCR_SUCCESS);
+  snprintf(path, sizeof path, "%s/rank_%d", name, g_rank);
+  EXPECT(SCR_Route_file(path, file) == SCR_SUCCESS);
+  f = fopen(file, "r");
+  EXPECT(f != NULL && fscanf(f, "%d", &value) == 1 && value == 5);
+  fclose(f);
+  EXPECT(SCR_Complete_restart(1) == SCR_SUCCESS);
+  /* SCR_Delete of the output dataset removes its files and directory */
+  EXPECT(SCR_Delete("out") == SCR_SUCCESS);
+  MPI_Barrier(MPI_COMM_WORLD);
+  snprintf(path, sizeof path, "out/result_%d.txt", g_rank);
+  EXPECT(access(path, F_OK) != 0 && access("out", F_OK) != 0);
+  EXPECT(SCR_Delete("out") == SCR_FAILURE);
   EXPECT(SCR_Finalize() == SCR_SUCCESS);
   if (g_rank == 0) printf("scr semantics: ok\n");
   MPI_Finalize();

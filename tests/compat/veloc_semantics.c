@@ -5,13 +5,20 @@
  *    VELOC_FAILURE when there is none;
  *  - VELOC_Restart brings back the protected memory of the version asked for;
  *  - VELOC_Checkpoint_selective(SOME) saves only the ids listed, and
- *    VELOC_Recover_selective(SOME) overwrites only the ids listed.
+ *    VELOC_Recover_selective(SOME) overwrites only the ids listed;
+ *  - in the next run (a new client), VELOC_Recover_size tells a region's
+ *    stored size before anything is protected, as VeloC's Python binding
+ *    restores a pickled state; a larger region takes it, a smaller one fails;
+ *  - VELOC_Region_protect groups: a checkpoint named after a group saves that
+ *    group instead of the VELOC_Mem_protect regions;
+ *  - VELOC_Cleanup keeps the persistent copies; VELOC_Checkpoint_finished.
  * Prints "veloc semantics: ok" and exits 0, or names the first check that failed.
  *
  *   veloc_semantics CONFIG
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 #include <veloc.h>
@@ -75,7 +82,54 @@ int main(int argc, char *argv[]) {
   EXPECT(VELOC_Checkpoint_selective(VELOC_CKPT_SOME, unknown, 1) == VELOC_FAILURE);
   EXPECT(VELOC_Checkpoint_end(0) == VELOC_FAILURE);
 
+  /* stored sizes: version 7 of "blob" holds 100 bytes (plus the rank) */
+  enum { kBlob = 100 };
+  char blob[kBlob];
+  for (int i = 0; i < kBlob; ++i) blob[i] = (char)(i * 7 + g_rank);
+  EXPECT(VELOC_Mem_clear() == VELOC_SUCCESS);
+  EXPECT(VELOC_Mem_protect(0, blob, kBlob, 1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint("blob", 7) == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint_finished() == VELOC_SUCCESS);
   EXPECT(VELOC_Finalize(1) == VELOC_SUCCESS);
+
+  /* the next run: a new client with nothing protected */
+  EXPECT(VELOC_Init(MPI_COMM_WORLD, argv[1]) == VELOC_SUCCESS);
+  EXPECT(VELOC_Restart_test("blob", 0) == 7);
+  EXPECT(VELOC_Restart_begin("blob", 7) == VELOC_SUCCESS);
+  int size = VELOC_Recover_size(0);
+  EXPECT(size == kBlob);
+  EXPECT(VELOC_Recover_size(5) == VELOC_FAILURE);
+  char small[kBlob / 2];
+  EXPECT(VELOC_Mem_protect(0, small, sizeof small, 1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Recover_mem() == VELOC_FAILURE);
+  char *back = calloc((size_t)size + 8, 1); /* larger than stored: fine */
+  EXPECT(back != NULL);
+  EXPECT(VELOC_Mem_protect(0, back, (size_t)size + 8, 1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Recover_mem() == VELOC_SUCCESS);
+  EXPECT(VELOC_Restart_end(1) == VELOC_SUCCESS);
+  EXPECT(memcmp(back, blob, kBlob) == 0 && back[kBlob] == 0);
+  EXPECT(VELOC_Recover_size(0) == VELOC_FAILURE); /* outside a restart phase */
+
+  /* region groups: "grp" saves its own group, not region 0 of the default */
+  int z = 70 + g_rank;
+  EXPECT(VELOC_Region_protect(3, &z, 1, sizeof z, "grp") == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint("grp", 1) == VELOC_SUCCESS);
+  z = -1;
+  back[0] = 99;
+  EXPECT(VELOC_Restart("grp", 1) == VELOC_SUCCESS);
+  EXPECT(z == 70 + g_rank && back[0] == 99);
+  EXPECT(VELOC_Restart_begin("grp", 1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Recover_size(3) == (int)sizeof z && VELOC_Recover_size(0) == VELOC_FAILURE);
+  EXPECT(VELOC_Restart_end(1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Region_unprotect(3, "grp") == VELOC_SUCCESS);
+  EXPECT(VELOC_Region_unprotect(3, "grp") == VELOC_FAILURE);
+
+  /* the configuration has a persistent directory: its copies stay */
+  EXPECT(VELOC_Cleanup("grp") == VELOC_SUCCESS);
+  EXPECT(VELOC_Restart_test("grp", 0) == 1);
+
+  EXPECT(VELOC_Finalize(1) == VELOC_SUCCESS);
+  free(back);
   if (g_rank == 0) printf("veloc semantics: ok\n");
   MPI_Finalize();
   return 0;

@@ -357,7 +357,10 @@ Result<bool> FtiClient::Snapshot() {
 Status FtiClient::Finalize() {
   Status st = CairnError(cairn_checkpoint_wait(), "cairn_checkpoint_wait");
   // A run that ends cleanly needs no restart: FTI removes its checkpoints.
-  if (st.ok() && !options_.keep_last_checkpoint) st = CairnError(cairn_delete(kCheckpointName), "cairn_delete");
+  if (st.ok() && !options_.keep_last_checkpoint) {
+    st = CairnError(cairn_delete(kCheckpointName), "cairn_delete");
+    if (st.ok()) st = journal_.Remove(kCheckpointName);
+  }
   Status done = CairnError(cairn_finalize(), "cairn_finalize");
   return st.ok() ? done : st;
 }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compat/common/private_file.h"
+#include "scr.h"
 
 namespace cairn_compat {
 
@@ -99,7 +100,7 @@ Status ScrIndex::Drop(int id) {
 
 Status ScrIndex::SetCurrent(int id) {
   for (auto& [other, d] : datasets_) {
-    if (other > id) d.dropped = true;
+    if (other > id && (d.flags & SCR_FLAG_CHECKPOINT)) d.dropped = true;
   }
   current_ = id;
   return Save();

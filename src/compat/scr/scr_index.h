@@ -43,8 +43,8 @@ class ScrIndex {
   Status Add(int id, ScrDataset dataset);
   Status MarkFailed(int id);
   Status Drop(int id);
-  // Marks `id` current and drops the checkpoints after it (SCR deletes them
-  // from its cache); the next restart starts from it.
+  // Marks `id` current and drops the checkpoint datasets after it (SCR
+  // deletes them from its cache); the next restart starts from it.
   Status SetCurrent(int id);
   Status ClearCurrent();
 

@@ -61,9 +61,16 @@ class MpiChannel final : public RequestChannel {
     CAIRN_MSG(MPI_Send(request.data(), static_cast<int>(request.size()), MPI_BYTE, target,
                        kRequestTag, requests_),
               "MPI_Send (request)");
+    // Polled, yielding between polls: a blocking probe spins inside MPI
+    // and, with more threads than cores, starves the server threads that
+    // must answer this very call.
     MPI_Message message;
     MPI_Status status;
-    CAIRN_MSG(MPI_Mprobe(target, kReplyTag, replies_, &message, &status), "MPI_Mprobe (reply)");
+    for (int flag = 0, idle = 0; !flag;) {
+      CAIRN_MSG(MPI_Improbe(target, kReplyTag, replies_, &flag, &message, &status),
+                "MPI_Improbe (reply)");
+      if (!flag) Pause(++idle);
+    }
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
     std::vector<uint8_t> reply(static_cast<size_t>(count));

@@ -12,7 +12,7 @@ namespace cairn {
 namespace {
 
 constexpr int64_t kWireMagic = 0x434C43;  // "CLC"
-constexpr int64_t kWireVersion = 1;
+constexpr int64_t kWireVersion = 2;  // 2: the look-ahead's words 12, 13
 constexpr int kWireFlagBits = 7;
 
 std::string Years(double seconds) {
@@ -42,9 +42,15 @@ std::string List(const std::vector<int>& v) {
 }
 
 std::string LifetimeClause(const ClcDecision& d) {
-  return fmt::format("L_estimated {} {} L_expected {} at B_SSD {}", Years(d.estimated_lifetime_seconds),
-                     d.lifetime_ok ? ">" : "<=", Years(d.expected_lifetime_seconds),
-                     BytesPerSecond(d.bandwidth));
+  std::string clause =
+      fmt::format("L_estimated {} {} L_expected {} at B_SSD {}", Years(d.estimated_lifetime_seconds),
+                  d.lifetime_ok ? ">" : "<=", Years(d.expected_lifetime_seconds),
+                  BytesPerSecond(d.bandwidth));
+  if (d.bandwidth != d.measured_bandwidth) {
+    clause += fmt::format(" with this checkpoint's {} (measured {})", Bytes(d.lookahead_bytes),
+                          BytesPerSecond(d.measured_bandwidth));
+  }
+  return clause;
 }
 
 std::string SlowdownClause(const ClcDecision& d) {
@@ -95,7 +101,18 @@ SsdWear MakeSsdWear(const SsdEndurance& endurance, const WearReading& reading) {
   wear.warranty_seconds = endurance.warranty_seconds;
   wear.used_bytes = endurance.already_written_bytes + static_cast<double>(reading.ledger_bytes);
   wear.bandwidth = reading.bandwidth;
+  // WearLedgerSnapshot::Bandwidth counts a span as at least 1 s; so does
+  // the look-ahead, so that both divide by the same time.
+  wear.span_seconds = std::max(reading.time - reading.span_start, 1.0);
   return wear;
+}
+
+SsdWear ProjectWear(const SsdWear& wear, double added_bytes) {
+  if (!(wear.span_seconds > 0)) return wear;
+  SsdWear after = wear;
+  after.used_bytes += added_bytes;
+  after.bandwidth = (wear.bandwidth + added_bytes / wear.span_seconds) * (1 + kLifetimeMargin);
+  return after;
 }
 
 LifetimeEstimate EstimateLifetime(const SsdWear& wear) {
@@ -119,11 +136,16 @@ ClcDecision DecidePlacement(const ClcSettings& settings, const ClcInput& input) 
   d.checkpoint_bytes = input.checkpoint_bytes;
   d.memory_capacity = input.memory_capacity;
   d.slowdown_bound = settings.slowdown_bound;
-  d.bandwidth = input.wear.bandwidth;
+  d.measured_bandwidth = input.wear.bandwidth;
 
   // Lines 2-3: both estimates, computed whatever the switches say so that
-  // every decision reports them.
-  LifetimeEstimate life = EstimateLifetime(input.wear);
+  // every decision reports them. The lifetime is that of the device with
+  // this checkpoint on it (kLifetimeMargin says why).
+  const int ranks = std::max(input.ranks_on_node, 1);
+  d.lookahead_bytes = static_cast<double>(input.checkpoint_bytes) * ranks;
+  const SsdWear after = ProjectWear(input.wear, d.lookahead_bytes);
+  d.bandwidth = after.bandwidth;
+  LifetimeEstimate life = EstimateLifetime(after);
   d.expected_lifetime_seconds = life.expected_seconds;
   d.estimated_lifetime_seconds = life.estimated_seconds;
   d.lifetime_ok = life.estimated_seconds > life.expected_seconds;
@@ -131,7 +153,6 @@ ClcDecision DecidePlacement(const ClcSettings& settings, const ClcInput& input) 
   d.slowdown_ok = !(d.slowdown > settings.slowdown_bound);
   // Line 12. Integer division: bytes <= floor(C / n) exactly when
   // bytes <= C / n, so no rounding question arises.
-  int ranks = std::max(input.ranks_on_node, 1);
   d.size_limit = input.memory_capacity == kNoMemoryLimit
                      ? kNoMemoryLimit
                      : input.memory_capacity / static_cast<uint64_t>(ranks);
@@ -260,6 +281,8 @@ ClcWire EncodeDecision(const RankDecision& r) {
   w[9] = Bits(d.expected_lifetime_seconds);
   w[10] = Bits(d.estimated_lifetime_seconds);
   w[11] = Bits(d.bandwidth);
+  w[12] = Bits(d.measured_bandwidth);
+  w[13] = Bits(d.lookahead_bytes);
   return w;
 }
 
@@ -303,9 +326,12 @@ Result<RankDecision> DecodeDecision(const ClcWire& w) {
   d.expected_lifetime_seconds = Double(w[9]);
   d.estimated_lifetime_seconds = Double(w[10]);
   d.bandwidth = Double(w[11]);
+  d.measured_bandwidth = Double(w[12]);
+  d.lookahead_bytes = Double(w[13]);
   if (!(d.slowdown >= 0 && d.slowdown <= 1) || !(d.slowdown_bound >= 0 && d.slowdown_bound <= 1) ||
       !(d.expected_lifetime_seconds >= 0) || !(d.estimated_lifetime_seconds >= 0) ||
-      !(d.bandwidth >= 0) || std::isinf(d.expected_lifetime_seconds)) {
+      !(d.bandwidth >= 0) || !(d.measured_bandwidth >= 0) || !(d.lookahead_bytes >= 0) ||
+      std::isinf(d.expected_lifetime_seconds)) {
     return bad("an estimate is negative, NaN or out of range");
   }
   d.reason = DescribeDecision(d);

@@ -241,6 +241,96 @@ TEST(ClcAlgorithmTest, ReasonsReadWell) {
             "bound 10.0%");
 }
 
+// ------------------------------------------------------------- look-ahead --
+
+TEST(ClcLookaheadTest, ProjectWearAddsTheCheckpointWithinTheSpan) {
+  // 1000 B over a 10 s warranty: cap 100 B/s. 40 B/s measured over 50 s,
+  // plus 1000 B: (40 + 1000 / 50) x 1.02 = 61.2 B/s; used 200 + 1000.
+  SsdWear wear{1000, 200, 10, 40, 50};
+  SsdWear after = ProjectWear(wear, 1000);
+  EXPECT_DOUBLE_EQ(after.bandwidth, 60 * (1 + kLifetimeMargin));
+  EXPECT_DOUBLE_EQ(after.used_bytes, 1200);
+  EXPECT_DOUBLE_EQ(after.rating_bytes, 1000);
+  EXPECT_DOUBLE_EQ(after.span_seconds, 50);
+  // Unknown span: the paper's test on B_SSD as measured.
+  wear.span_seconds = 0;
+  SsdWear same = ProjectWear(wear, 1000);
+  EXPECT_DOUBLE_EQ(same.bandwidth, 40);
+  EXPECT_DOUBLE_EQ(same.used_bytes, 200);
+}
+
+TEST(ClcLookaheadTest, SpanComesFromTheReadingAndIsAtLeastOneSecond) {
+  WearReading reading;
+  reading.time = 1000;
+  reading.span_start = 400;
+  EXPECT_DOUBLE_EQ(MakeSsdWear(SsdEndurance{}, reading).span_seconds, 600);
+  reading.span_start = 999.5;
+  EXPECT_DOUBLE_EQ(MakeSsdWear(SsdEndurance{}, reading).span_seconds, 1);
+}
+
+TEST(ClcLookaheadTest, ACheckpointThatWouldCrossTheCapGoesToMemory) {
+  // Cap 1e9 B / 1e4 s = 1e5 B/s. Measured 9e4 B/s over 100 s: the paper's
+  // test passes. This rank's 1e6 B x 8 ranks = 8e6 B more over 100 s is
+  // +8e4 B/s: 1.7e5 B/s with it, over the cap.
+  ClcSettings s;
+  s.slowdown = s.size = false;
+  ClcInput in;
+  in.ranks_on_node = 8;
+  in.checkpoint_bytes = 1'000'000;
+  in.wear = {1e9, 0, 1e4, 9e4, 100};
+  ClcDecision d = DecidePlacement(s, in);
+  EXPECT_EQ(d.placement, Placement::kMemory) << d.reason;
+  EXPECT_EQ(d.rule, ClcRule::kLifetime);
+  EXPECT_DOUBLE_EQ(d.lookahead_bytes, 8e6);
+  EXPECT_DOUBLE_EQ(d.measured_bandwidth, 9e4);
+  EXPECT_DOUBLE_EQ(d.bandwidth, 1.7e5 * (1 + kLifetimeMargin));
+  EXPECT_DOUBLE_EQ(d.expected_lifetime_seconds, (1e9 - 8e6) * 1e4 / 1e9);
+  EXPECT_NE(d.reason.find("with this checkpoint's 8.0 MB (measured 90.0 kB/s)"), std::string::npos)
+      << d.reason;
+  // Ten times the span: +8e3 B/s, (9e4 + 8e3) x 1.02 = 99 960 B/s < cap.
+  in.wear.span_seconds = 1000;
+  EXPECT_EQ(DecidePlacement(s, in).placement, Placement::kSsd);
+  // Within the margin of the cap: memory.
+  in.wear.bandwidth = 9.5e4;  // (9.5e4 + 8e3) x 1.02 = 105 060 B/s
+  EXPECT_EQ(DecidePlacement(s, in).placement, Placement::kMemory);
+}
+
+// A node that writes whenever the LE test lets it, at a rate well over the
+// cap: with the look-ahead the rate after every write stays under the cap,
+// so the lifetime the run projects (rating / (bytes / runtime), Figure 9)
+// is never below the warranty, at any point the run could stop.
+TEST(ClcLookaheadTest, LifetimeNeverFallsBelowTheWarranty) {
+  ClcSettings s;
+  s.slowdown = s.size = false;
+  const double rating = 14.6e15, warranty = 5 * kSecondsPerYear;
+  const double cap = rating / warranty;
+  for (double mb : {100.0, 400.0, 1000.0}) {
+    SCOPED_TRACE(mb);
+    const double node_bytes = 8 * mb * 1e6;
+    const double t_ssd = node_bytes / 250e6, t_memory = node_bytes / 6.3e9;
+    double now = 0, written = 0;
+    int ssd = 0;
+    for (int i = 1; i <= 400; ++i) {
+      now += 5;  // compute
+      ClcInput in;
+      in.checkpoint_number = i;
+      in.ranks_on_node = 8;
+      in.checkpoint_bytes = static_cast<uint64_t>(mb * 1e6);
+      in.wear = {rating, written, warranty, written / std::max(now, 1.0), std::max(now, 1.0)};
+      if (DecidePlacement(s, in).placement == Placement::kSsd) {
+        now += t_ssd;
+        written += node_bytes;
+        ++ssd;
+      } else {
+        now += t_memory;
+      }
+      ASSERT_LT(written / now, cap) << "checkpoint " << i;
+    }
+    EXPECT_GT(ssd, 0);  // the SSD is still used, up to the cap
+    EXPECT_GT(written / now, 0.8 * cap);
+  }
+}
+
 TEST(ClcAlgorithmTest, ForcedCheckpointsGoToTheSsdWhateverElseSays) {
   ClcSettings s;
   s.force_ssd_every = 10;
@@ -363,6 +453,7 @@ TEST(ClcWireTest, RoundTrip) {
     for (int64_t n : {3, 4}) {  // 4 is forced
       ClcInput in = BranchInput(c);
       in.checkpoint_number = n;
+      in.wear.span_seconds = 100;  // with the look-ahead's words
       decisions.push_back(DecidePlacement(s, in));
     }
   }
@@ -395,6 +486,8 @@ TEST(ClcWireTest, RoundTrip) {
     EXPECT_EQ(std::memcmp(&b.expected_lifetime_seconds, &a.expected_lifetime_seconds, sizeof(double)), 0);
     EXPECT_EQ(std::memcmp(&b.estimated_lifetime_seconds, &a.estimated_lifetime_seconds, sizeof(double)), 0);
     EXPECT_EQ(std::memcmp(&b.bandwidth, &a.bandwidth, sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(&b.measured_bandwidth, &a.measured_bandwidth, sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(&b.lookahead_bytes, &a.lookahead_bytes, sizeof(double)), 0);
     EXPECT_EQ(b.reason, a.reason);
   }
 }

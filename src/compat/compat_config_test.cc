@@ -130,7 +130,7 @@ TEST(ScrConfig, FileThenEnvironment) {
   setenv("SCR_CONF_FILE", path.c_str(), 1);
   setenv("SCR_PREFIX", "/prefix", 1);
   setenv("SCR_CHECKPOINT_INTERVAL", "9", 1);  // the environment wins
-  auto o = ReadScrOptions({});
+  auto o = ReadScrOptions(ScrConfigStore{});
   unsetenv("SCR_CONF_FILE");
   unsetenv("SCR_PREFIX");
   unsetenv("SCR_CHECKPOINT_INTERVAL");
@@ -174,6 +174,37 @@ TEST(LayoutJournal, RoundTripsAndNamesTheBadLine) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("journal.layout:2"), std::string::npos);
   EXPECT_NE(bad.status().message().find("1:x:8"), std::string::npos);
+}
+
+TEST(ScrConfigStore, FollowsScrGrammar) {
+  // The strings of SCR's own examples/test_config.c.
+  ScrConfigStore store;
+  auto value = [&](const std::string& query) -> std::string {
+    auto words = store.Apply(query);
+    EXPECT_TRUE(words.ok() && *words) << query;
+    if (!words.ok() || !*words) return "<error>";
+    auto found = LookupScrParam(**words, store);
+    return found.ok() && *found ? **found : "<none>";
+  };
+  for (const char* set : {"DEBUG =1", "STORE= /dev/shm/foo GROUP = NODE COUNT  =1",
+                          "CKPT=0 INTERNAL=1 GROUP=NODE STORE=/dev/shm TYPE=XOR SET_SIZE=16",
+                          "SCR_CACHE_BASE= =/dev/shm/==name"}) {
+    auto r = store.Apply(set);
+    ASSERT_TRUE(r.ok() && !*r) << set;
+  }
+  EXPECT_EQ(value("DEBUG"), "1");
+  EXPECT_EQ(value("STORE= /dev/shm/foo COUNT"), "1");
+  EXPECT_EQ(value("STORE=/dev/shm/foo GROUP"), "NODE");
+  EXPECT_EQ(value("CKPT=0 SET_SIZE"), "16");
+  EXPECT_EQ(value("CKPT=1 FOOBAR"), "<none>");
+  EXPECT_EQ(value("SCR_CACHE_BASE"), "=/dev/shm/==name");
+  ASSERT_TRUE(store.Apply("DEBUG=0").ok());
+  EXPECT_EQ(value("debug"), "0");
+  ASSERT_TRUE(store.Apply("STORE=").ok());
+  EXPECT_EQ(value("STORE"), "<none>");
+  EXPECT_FALSE(store.Apply("").ok());
+  EXPECT_FALSE(store.Apply("=1").ok());
+  EXPECT_FALSE(store.Apply("A B C").ok());
 }
 
 TEST(ScrIndex, RoundTripsAndNamesTheBadKey) {

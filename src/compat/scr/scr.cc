@@ -104,8 +104,8 @@ Result<bool> ScrClient::AllTrue(bool mine) {
 }
 
 // SCR_Config's parameters: set before SCR_Init, read by it.
-ScrAppParams& AppParams() {
-  static ScrAppParams params;
+ScrConfigStore& AppParams() {
+  static ScrConfigStore params;
   return params;
 }
 
@@ -394,32 +394,18 @@ int Report(const std::string& call, const Status& st) {
   return SCR_FAILURE;
 }
 
-// SCR_Config's grammar: "KEY=VALUE [SUB=V ...]" sets (only before
-// SCR_Init), "KEY=" unsets, "KEY" queries (the value SCR would use, or
-// nullopt). Keys are SCR's, case-insensitive.
+// SCR_Config: a set or unset (only before SCR_Init) changes the stored
+// parameters; a query returns the value SCR would use, or nullopt.
 Result<std::optional<std::string>> Configure(const char* config, bool initialized) {
   if (config == nullptr) return Status::Error("config is NULL");
-  std::istringstream words(config);
-  std::vector<std::string> parts;
-  for (std::string w; words >> w;) parts.push_back(w);
-  if (parts.empty()) return Status::Error("config is empty");
-  size_t eq = parts[0].find('=');
-  std::string key = parts[0].substr(0, eq);
-  for (char& c : key) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (key.empty()) return Status::Error(std::string("'") + config + "' names no parameter");
-  if (eq == std::string::npos) {
-    if (parts.size() > 1) return Status::Error(std::string("'") + config + "' is neither KEY, KEY=VALUE nor KEY=");
-    return LookupScrParam(key, AppParams());
-  }
+  ScrConfigStore trial = AppParams();
+  auto query = trial.Apply(config);
+  if (!query.ok()) return query.status();
+  if (*query) return LookupScrParam(**query, AppParams());
   if (initialized) {
     return Status::Error(std::string("'") + config + "': parameters are set before SCR_Init");
   }
-  std::string value = parts[0].substr(eq + 1);
-  if (value.empty() && parts.size() == 1) {
-    AppParams().erase(key);
-  } else {
-    AppParams()[key] = ScrParam{value, std::vector<std::string>(parts.begin() + 1, parts.end())};
-  }
+  AppParams() = std::move(trial);
   return std::optional<std::string>();
 }
 

@@ -1,6 +1,7 @@
 #include "compat/scr/scr_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -61,17 +62,26 @@ const std::set<std::string>& HandledParams() {
   return params;
 }
 
-Result<std::map<std::string, Setting>> CollectSettings(const ScrAppParams& app) {
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Result<std::map<std::string, Setting>> CollectSettings(const ScrConfigStore& app) {
   std::map<std::string, Setting> settings;
-  for (const auto& [key, param] : app) {
-    settings[key] = Setting{param.value, param.extra, "SCR_Config(\"" + key + "=...\")"};
+  for (const auto& [key, entry] : app.Latest()) {
+    std::vector<std::string> extra;
+    for (const auto& [child, value] : entry.children) extra.push_back(child + "=" + value);
+    settings[key] = Setting{entry.value, extra, "SCR_Config(\"" + key + "=" + entry.value + "\")"};
   }
-  if (const char* file = std::getenv("SCR_CONF_FILE"); file != nullptr && *file) {
+  std::string user_file;
+  if (const char* env = std::getenv("SCR_CONF_FILE"); env != nullptr && *env) user_file = env;
+  else if (auto set = settings.find("SCR_CONF_FILE"); set != settings.end()) user_file = set->second.value;
+  if (const char* file = user_file.empty() ? nullptr : user_file.c_str()) {
     auto entries = ReadIniFile(file);
     if (!entries.ok()) return entries.status();
     for (const auto& e : *entries) {
-      std::string key = e.key;
-      for (char& c : key) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      std::string key = Upper(e.key);
       // SCR keeps the first CACHEDIR (the fastest level); later ones are
       // further cache levels.
       if (key == "CACHEDIR" && settings.count(key) && settings[key].where.find(file) == 0) continue;
@@ -147,17 +157,123 @@ Status ApplyParam(const std::string& key, const Setting& s, ScrOptions* o) {
   return Status();
 }
 
-}  // namespace
+// One "KEY", "KEY=" or "KEY=VALUE" of a SCR_Config string.
+struct ConfigWord {
+  std::string key;
+  bool has_equals = false;
+  std::string value;
+};
 
-Result<std::optional<std::string>> LookupScrParam(const std::string& key, const ScrAppParams& app) {
-  auto all = CollectSettings(app);
-  if (!all.ok()) return all.status();
-  auto it = all->find(key);
-  if (it == all->end()) return std::optional<std::string>();
-  return std::optional<std::string>(it->second.value);
+std::vector<ConfigWord> SplitConfig(const std::string& text) {
+  std::vector<ConfigWord> words;
+  size_t pos = 0;
+  auto skip_spaces = [&] {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+  };
+  for (skip_spaces(); pos < text.size(); skip_spaces()) {
+    ConfigWord w;
+    while (pos < text.size() && text[pos] != '=' && !std::isspace(static_cast<unsigned char>(text[pos]))) {
+      w.key += text[pos++];
+    }
+    skip_spaces();
+    if (pos < text.size() && text[pos] == '=') {
+      w.has_equals = true;
+      ++pos;
+      skip_spaces();
+      // The value runs to the next blank: it may begin with or hold '='.
+      while (pos < text.size() && !std::isspace(static_cast<unsigned char>(text[pos]))) w.value += text[pos++];
+    }
+    words.push_back(std::move(w));
+  }
+  return words;
 }
 
-Result<ScrOptions> ReadScrOptions(const ScrAppParams& app) {
+}  // namespace
+
+Result<std::optional<std::vector<std::string>>> ScrConfigStore::Apply(const std::string& config) {
+  using Query = std::optional<std::vector<std::string>>;
+  std::vector<ConfigWord> words = SplitConfig(config);
+  auto bad = [&](const std::string& why) {
+    return Status::Error("'" + config + "': " + why + " (KEY=VALUE [CHILD=VALUE ...], KEY=, or KEY)");
+  };
+  if (words.empty()) return bad("empty");
+  for (auto& w : words) {
+    if (w.key.empty()) return bad("a '=' without a key");
+    w.key = Upper(w.key);
+  }
+  const ConfigWord& first = words.front();
+  const ConfigWord& last = words.back();
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (!words[i].has_equals || words[i].value.empty()) return bad("'" + words[i].key + "' needs a value");
+  }
+  if (!last.has_equals) {  // a query
+    if (words.size() == 1) return Query(std::vector<std::string>{last.key});
+    if (words.size() == 2) return Query(std::vector<std::string>{first.key, first.value, last.key});
+    return bad("a query names one key or one child");
+  }
+  auto& entries = params_[first.key];
+  if (last.value.empty()) {  // an unset
+    if (words.size() == 1) {
+      params_.erase(first.key);
+    } else {
+      for (auto& e : entries) {
+        if (e.value == first.value) e.children.erase(last.key);
+      }
+    }
+    return Query();
+  }
+  if (words.size() == 1) {  // a simple parameter: the latest value
+    entries.assign(1, Entry{first.value, {}});
+    return Query();
+  }
+  auto it = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.value == first.value; });
+  Entry entry = it == entries.end() ? Entry{first.value, {}} : *it;
+  if (it != entries.end()) entries.erase(it);
+  for (size_t i = 1; i < words.size(); ++i) entry.children[words[i].key] = words[i].value;
+  entries.push_back(std::move(entry));
+  return Query();
+}
+
+std::map<std::string, ScrConfigStore::Entry> ScrConfigStore::Latest() const {
+  std::map<std::string, Entry> latest;
+  for (const auto& [key, entries] : params_) {
+    if (!entries.empty()) latest[key] = entries.back();
+  }
+  return latest;
+}
+
+std::optional<std::string> ScrConfigStore::Child(const std::string& key, const std::string& value,
+                                                 const std::string& child) const {
+  auto it = params_.find(key);
+  if (it == params_.end()) return std::nullopt;
+  for (const auto& e : it->second) {
+    if (e.value != value) continue;
+    auto c = e.children.find(child);
+    if (c != e.children.end()) return c->second;
+  }
+  return std::nullopt;
+}
+
+Result<std::optional<std::string>> LookupScrParam(const std::vector<std::string>& query,
+                                                  const ScrConfigStore& app) {
+  auto all = CollectSettings(app);
+  if (!all.ok()) return all.status();
+  auto it = all->find(query[0]);
+  if (query.size() == 1) {
+    if (it == all->end()) return std::optional<std::string>();
+    return std::optional<std::string>(it->second.value);
+  }
+  // A child: of the winning setting when it has that value, else as set here.
+  if (it != all->end() && it->second.value == query[1]) {
+    for (const auto& word : it->second.extra) {
+      size_t eq = word.find('=');
+      if (Upper(word.substr(0, eq)) == query[2]) return std::optional<std::string>(word.substr(eq + 1));
+    }
+  }
+  return app.Child(query[0], query[1], query[2]);
+}
+
+Result<ScrOptions> ReadScrOptions(const ScrConfigStore& app) {
   auto all = CollectSettings(app);
   if (!all.ok()) return all.status();
   ScrOptions o;

@@ -20,22 +20,44 @@ struct ScrOptions {
   int checkpoint_seconds = 0;      // SCR_CHECKPOINT_SECONDS (0: off)
 };
 
-// A parameter set with SCR_Config: "KEY=VALUE SUB=V ..." as value and the
-// further sub-parameters.
-struct ScrParam {
-  std::string value;
-  std::vector<std::string> extra;
+// The parameters an application sets with SCR_Config before SCR_Init, in
+// SCR's grammar: "KEY=VALUE [CHILD=VALUE ...]" sets (spaces around '=' are
+// allowed; a value may itself hold '='), "KEY=" unsets, "KEY" queries, and
+// "KEY=VALUE CHILD" queries a child of a multi-item parameter ("STORE=/ssd
+// COUNT"). A simple parameter keeps its latest value; a parameter set with
+// children keeps one entry per value ("STORE=/dev/shm ...", "STORE=/ssd
+// ..."), merging children set again. Keys are upper-cased.
+class ScrConfigStore {
+ public:
+  struct Entry {
+    std::string value;
+    std::map<std::string, std::string> children;
+  };
+
+  // Applies a set or unset; a query returns the words to look up: {KEY} or
+  // {KEY, VALUE, CHILD}. Errors name the string.
+  Result<std::optional<std::vector<std::string>>> Apply(const std::string& config);
+  // The latest entry of each key.
+  std::map<std::string, Entry> Latest() const;
+  // Child `child` of entry `value` of `key`, if set here.
+  std::optional<std::string> Child(const std::string& key, const std::string& value,
+                                   const std::string& child) const;
+
+ private:
+  std::map<std::string, std::vector<Entry>> params_;  // per key, oldest first
 };
-using ScrAppParams = std::map<std::string, ScrParam>;  // upper-case key
 
-// Reads the SCR_Config parameters `app`, $SCR_CONF_FILE (if set) and the
-// SCR_* environment; a later one wins, as in SCR (environment, then user
-// file, then SCR_Config).
-Result<ScrOptions> ReadScrOptions(const ScrAppParams& app);
+// Reads the SCR_Config parameters `app`, the user configuration file
+// ($SCR_CONF_FILE, or SCR_CONF_FILE set with SCR_Config) and the SCR_*
+// environment; a later one wins, as in SCR (environment, then user file,
+// then SCR_Config).
+Result<ScrOptions> ReadScrOptions(const ScrConfigStore& app);
 
-// The value SCR would use for parameter `key` (upper case): environment,
-// $SCR_CONF_FILE, then `app`; nullopt when none sets it.
-Result<std::optional<std::string>> LookupScrParam(const std::string& key, const ScrAppParams& app);
+// The value SCR would use for a query of ScrConfigStore::Apply ({KEY} or
+// {KEY, VALUE, CHILD}): environment, user file, then `app`; nullopt when
+// none sets it.
+Result<std::optional<std::string>> LookupScrParam(const std::vector<std::string>& query,
+                                                  const ScrConfigStore& app);
 
 }  // namespace cairn_compat
 

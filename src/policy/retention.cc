@@ -5,6 +5,26 @@
 #include <set>
 
 namespace cairn {
+namespace {
+
+// Takes out of `doomed` every version that a version staying refers to,
+// newest first, so that a version kept for a reference keeps its own.
+void KeepReferenced(const std::vector<StoredVersion>& versions, std::vector<int64_t>* doomed) {
+  std::set<int64_t> deleted(doomed->begin(), doomed->end());
+  std::vector<const StoredVersion*> newest_first;
+  for (const StoredVersion& v : versions) newest_first.push_back(&v);
+  std::sort(newest_first.begin(), newest_first.end(),
+            [](const StoredVersion* a, const StoredVersion* b) { return a->version > b->version; });
+  std::set<int64_t> needed;
+  for (const StoredVersion* v : newest_first) {
+    if (needed.count(v->version) && !v->superseded) deleted.erase(v->version);
+    if (deleted.count(v->version)) continue;
+    needed.insert(v->references.begin(), v->references.end());
+  }
+  doomed->assign(deleted.begin(), deleted.end());
+}
+
+}  // namespace
 
 std::vector<int64_t> VersionsToDelete(const std::vector<StoredVersion>& versions, int keep,
                                       const std::vector<int64_t>& everywhere) {
@@ -23,6 +43,7 @@ std::vector<int64_t> VersionsToDelete(const std::vector<StoredVersion>& versions
     if (newest_first.empty() || v.version > newest_first.front() || kept.count(v.version)) continue;
     out.push_back(v.version);
   }
+  KeepReferenced(versions, &out);
   std::sort(out.begin(), out.end(), std::greater<>());
   return out;
 }

@@ -19,6 +19,9 @@ struct StoredVersion {
   // the run rolled back (or started afresh) and committed a version at or
   // below this one. Restart must never go back to it.
   bool superseded = false;
+  // Older versions this one's pages refer to (deduplication: its manifest's
+  // references); they stay while this one does.
+  std::vector<int64_t> references;
 };
 
 // The rule, given `everywhere`, the versions every rank of the job holds
@@ -28,7 +31,8 @@ struct StoredVersion {
 // `everywhere` (it may still be arriving on other ranks); delete the rest
 // (older versions, incomplete leftovers, and copies that other ranks lack,
 // which no restart can use). An empty `everywhere` deletes nothing but
-// superseded versions.
+// superseded versions. Whatever the rule deletes, a version that a version
+// staying (and not superseded) refers to stays too.
 std::vector<int64_t> VersionsToDelete(const std::vector<StoredVersion>& versions, int keep,
                                       const std::vector<int64_t>& everywhere);
 

@@ -107,7 +107,9 @@ Engine::Engine(std::unique_ptr<Comm> comm, const Config& config, Env* env, Clock
       config_(config),
       env_(env),
       clock_(clock),
-      interval_(config.interval, clock) {}
+      interval_(config.interval, clock) {
+  if (config.dedup.mode != DedupMode::kOff) dedup_ = std::make_unique<EngineDedup>(config.dedup);
+}
 
 Engine::~Engine() {
   if (flusher_) flusher_->Shutdown();

@@ -25,6 +25,7 @@
 #include "env/env.h"
 #include "format/manifest.h"
 #include "runtime/ecc_sidecar.h"
+#include "runtime/engine_dedup.h"
 #include "runtime/part_io.h"
 #include "policy/interval_advisor.h"
 #include "policy/retention.h"
@@ -80,6 +81,11 @@ struct CheckpointReport {
   std::string reason;                  // the controller's reason line
   uint64_t bytes = 0;                  // this rank's bytes written (part, files, manifest)
   double seconds = 0;                  // time inside the call
+  // [dedup] (docs/dedup.md): this rank's pages by what was stored for
+  // them, and the time spent hashing and in the collective reduction.
+  PageCounts pages;
+  double hash_seconds = 0;
+  double reduce_seconds = 0;
 };
 
 class Engine {
@@ -297,6 +303,19 @@ class Engine {
                            const FileEntry& part, const FileEntry& parity, const Status& cause);
   uint64_t ecc_shards_corrected_ GUARDED_BY(mu_) = 0;
   // (end of ECC sidecar)
+
+  // Deduplication ([dedup]; engine_dedup*.cc, docs/dedup.md); null when off.
+  // Collective: plans this version's pages before it is written.
+  Status PlanDedup(int64_t version);
+  // Collective: whether the agreed version's copies are paged (any rank's).
+  Result<bool> IsDeduplicated(const std::string& name, const AgreedVersion& agreed);
+  // Collective phase one of restoring a paged version: this rank's copy,
+  // fastest tier first, with every reference resolved (from this rank's
+  // older copies or from the ranks that store the pages); this rank's
+  // outcome, after every exchange (the caller agrees).
+  Status StageDeduplicated(const std::string& name, const AgreedVersion& agreed,
+                           StagedCopy* staged);
+  std::unique_ptr<EngineDedup> dedup_;
 
   std::unique_ptr<Comm> comm_;
   Config config_;

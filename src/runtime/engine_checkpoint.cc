@@ -29,8 +29,12 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
   manifest.run_id = run_id_;
   manifest.created = clock_->WallSeconds();
   PartHeader header = MakePartHeader(name, version, comm_->rank(), comm_->size(), regions);
-  CAIRN_ASSIGN_OR_RETURN(FileEntry part, WritePart(t, header, regions));
+  // With [dedup] the part is the planned pages file (engine_dedup.h).
+  CAIRN_ASSIGN_OR_RETURN(FileEntry part,
+                         dedup_ ? dedup_->WritePart(t, name, version, comm_->rank(), comm_->size())
+                                : WritePart(t, header, regions));
   manifest.files.push_back(std::move(part));
+  if (dedup_) manifest.references = dedup_->references();
   CAIRN_ASSIGN_OR_RETURN(auto routed, PendingRoutedFiles());
   for (const auto& [logical, path] : routed) {
     CAIRN_ASSIGN_OR_RETURN(
@@ -38,8 +42,8 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
         WriteRoutedFile(t, name, version, RoutedFileName(comm_->rank(), logical), logical, path));
     manifest.files.push_back(std::move(entry));
   }
-  if (t.kind() == TierKind::kMemory && EccCodeFor(t.config().ecc)) {
-    // Software chipkill: the part's parity sidecar, written before the
+  if (t.kind() == TierKind::kMemory && EccCodeFor(t.config().ecc) && !dedup_) {
+    // Software chipkill (of the plain part layout only, docs/dedup.md): the part's parity sidecar, written before the
     // manifest so that it is committed with the copy.
     CAIRN_ASSIGN_OR_RETURN(FileEntry parity, WriteEccSidecar(t, header, regions, t.config().ecc));
     manifest.files.push_back(std::move(parity));
@@ -59,7 +63,8 @@ std::vector<StoredVersion> Engine::StoredCopies(int k, const std::string& name,
     auto copy = CheckCopy(*t, name, v, comm_->rank(), comm_->size());
     // A job of another size wrote it: not ours to count or delete.
     if (copy.status().code() == Code::kMismatch) continue;
-    StoredVersion stored{v, copy.ok(), pinned_.count({k, v}) > 0, false};
+    StoredVersion stored{v, copy.ok(), pinned_.count({k, v}) > 0, false, {}};
+    if (copy.ok()) stored.references = copy->references;  // [dedup]: kept with v
     if (committed != kNone && stored.complete) {
       // What this run has just committed is the job's newest state: a
       // higher version (an abandoned timeline) or an earlier run's copy of
@@ -364,6 +369,9 @@ Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) 
   Status s = PlaceAndCommit(name, version, force, &report);
   controller_->LeaveCheckpoint();
   report.seconds = clock_->MonotonicSeconds() - start;
+  // A version that failed may be gone on some rank: the next one must not
+  // refer to it.
+  if (!s.ok() && dedup_) dedup_->Forget();
   interval_.OnCheckpoint(report.seconds, s.ok() && report.placement != Placement::kSkip);
   if (s.ok()) {
     last_checkpoint_ = report;
@@ -387,6 +395,7 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
     Log(LogLevel::kInfo, "checkpoint '{}' version {} skipped: {}", name, version, report->reason);
     return Status::Ok();
   }
+  CAIRN_RETURN_IF_ERROR(PlanDedup(version));
   TierKind kind = TierFor(report->placement);
   if (kind == TierKind::kMemory) {
     // A full memory tier sends the version straight to the next tier,
@@ -445,6 +454,12 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
   if (kind == TierKind::kSsd) controller_->RecordSsdWrite(written);
   report->tier = kind;
   report->bytes = written;
+  if (dedup_) {
+    dedup_->Committed(comm_->rank());
+    report->pages = dedup_->plan().counts;
+    report->hash_seconds = dedup_->plan().hash_seconds;
+    report->reduce_seconds = dedup_->plan().reduce_seconds;
+  }
   ++checkpoints_;
   names_written_.insert(name);
   // The routed files are in the committed version now. Clearing them is

@@ -410,8 +410,12 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
     // which a restart after a failure mostly reads.
     const int wave = IoParallelismFor(TierFor(Placement::kSsd)).read;
     StagedCopy staged;
+    // A paged ([dedup]) version resolves its references collectively, so
+    // its ranks stage at once (engine_dedup_steps.cc).
+    CAIRN_ASSIGN_OR_RETURN(bool paged, IsDeduplicated(name, agreed));
     Status restored =
-        comm_->Agree(InWaves(wave, [&] { return StageLocal(copies, agreed, &staged); }));
+        paged ? comm_->Agree(StageDeduplicated(name, agreed, &staged))
+              : comm_->Agree(InWaves(wave, [&] { return StageLocal(copies, agreed, &staged); }));
     if (restored.ok()) {
       // All at once, not in waves: phase one left the bytes in memory (the
       // memory tier, a repaired buffer, or the page cache of a device).

@@ -1,0 +1,128 @@
+// EngineDedup, the checkpoint side: planning and writing paged part files
+// (engine_dedup.h).
+#include "runtime/engine_dedup.h"
+
+#include <algorithm>
+#include <set>
+
+#include "format/layout.h"
+
+namespace cairn {
+namespace {
+
+PageHashKind HashKindFor(DedupHash hash) {
+  switch (hash) {
+    case DedupHash::kXxh3_128: return PageHashKind::kXxh3_128;
+    case DedupHash::kSha1: return PageHashKind::kSha1;
+    case DedupHash::kSha256: return PageHashKind::kSha256;
+    case DedupHash::kTestCollide: return PageHashKind::kTestCollide;
+  }
+  return PageHashKind::kXxh3_128;
+}
+
+// Data pages are gathered into pieces of this size before they are
+// appended: one write per piece, not per page.
+constexpr size_t kWritePiece = 1 << 20;
+
+// Appends the stored pages of `plan` in page order, checksumming them.
+Status AppendDataPages(WritableFile& file, const PageView& view, const DedupPlan& plan,
+                       ExtentChecksummer& sum) {
+  std::vector<uint8_t> piece;
+  piece.reserve(kWritePiece + view.page_size());
+  auto flush = [&]() -> Status {
+    sum.Update(piece.data(), piece.size());
+    Status s = file.Append(piece.data(), piece.size());
+    piece.clear();
+    return s;
+  };
+  for (size_t i = 0; i < view.size(); ++i) {
+    if (plan.records[i].kind != PageKind::kData) continue;
+    const PageSpan& p = view.page(i);
+    piece.insert(piece.end(), p.data, p.data + p.length);
+    if (piece.size() >= kWritePiece) CAIRN_RETURN_IF_ERROR(flush());
+  }
+  return piece.empty() ? Status::Ok() : flush();
+}
+
+}  // namespace
+
+DedupOptions DedupOptionsFor(const DedupSettings& settings) {
+  DedupOptions o;
+  o.collective = settings.collective();
+  o.incremental = settings.incremental();
+  o.hash = HashKindFor(settings.hash);
+  o.verify = settings.verify;
+  o.threshold = static_cast<size_t>(settings.threshold);
+  o.full_every = settings.full_every;
+  return o;
+}
+
+EngineDedup::EngineDedup(const DedupSettings& settings)
+    : settings_(settings), planner_(DedupOptionsFor(settings)) {}
+
+Status EngineDedup::Plan(Comm& comm, const std::vector<Region>& regions, int64_t version) {
+  regions_ = regions;
+  std::vector<PageView::RegionBytes> bytes;
+  for (const Region& r : regions) {
+    bytes.push_back({r.id, static_cast<const uint8_t*>(r.ptr), r.bytes()});
+  }
+  view_.emplace(bytes, static_cast<uint32_t>(settings_.page_size));
+  plan_.reset();
+  Result<DedupPlan> plan = planner_.Plan(comm, *view_, version);
+  if (plan.ok()) plan_ = std::move(plan).value();
+  CAIRN_RETURN_IF_ERROR(comm.Agree(plan.status()));
+  // The versions every rank's pages refer to: each copy's manifest lists
+  // all of them, so that retention on any rank keeps what any rank needs.
+  // A rank refers to at most full_every older versions.
+  const size_t width = static_cast<size_t>(std::max(1, settings_.full_every));
+  std::vector<int64_t> mine(width, -1);
+  size_t i = 0;
+  for (int64_t v : plan_->referenced_versions) mine[i++ % width] = v;
+  CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> all, comm.AllgatherWords(mine));
+  std::set<int64_t> union_of;
+  for (int64_t v : all) {
+    if (v >= 0) union_of.insert(v);
+  }
+  references_.assign(union_of.begin(), union_of.end());
+  return Status::Ok();
+}
+
+Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, int64_t version,
+                                         int rank, int nranks) {
+  PagesHeader header;
+  header.hash = planner_.hasher().kind();
+  header.page_size = view_->page_size();
+  header.name = name;
+  header.version = version;
+  header.rank = rank;
+  header.nranks = nranks;
+  for (const Region& r : regions_) {
+    header.regions.push_back({r.id, r.elem_size, r.count});
+  }
+  header.pages = plan_->records;
+  std::string head = header.Encode();
+  FileEntry entry;
+  entry.kind = FileKind::kPart;
+  entry.name = PartFileName(rank);
+  entry.size = header.FileSize();
+  CAIRN_ASSIGN_OR_RETURN(auto pending, tier.Create(name, version, entry.name, entry.size));
+  WritableFile& file = pending->file();
+  ExtentChecksummer head_sum(0);
+  head_sum.Update(head.data(), head.size());
+  CAIRN_RETURN_IF_ERROR(file.Append(head.data(), head.size()));
+  const std::string padding(header.DataOffset() - head.size(), '\0');
+  CAIRN_RETURN_IF_ERROR(file.Append(padding.data(), padding.size()));
+  ExtentChecksummer data_sum(header.DataOffset());
+  CAIRN_RETURN_IF_ERROR(AppendDataPages(file, *view_, *plan_, data_sum));
+  entry.extents = {head_sum.Finish(), data_sum.Finish()};
+  CAIRN_RETURN_IF_ERROR(pending->Commit());
+  return entry;
+}
+
+void EngineDedup::Committed(int rank) {
+  if (plan_ && view_) planner_.Committed(*plan_, *view_, rank);
+}
+
+void EngineDedup::Forget() { planner_.Forget(); }
+
+}  // namespace cairn

@@ -1,0 +1,121 @@
+// The engine's deduplication ([dedup]; docs/dedup.md): plans each version's
+// pages with dedup/planner.h, writes the plan as the rank's part file in
+// its paged form (format/page_table.h), and on restart reads such copies
+// back, resolving every reference — to a page of the same copy, of another
+// rank's copy of the same version, or of an older version, fetched from the
+// rank that stores it — into a staged image of the regions that phase two
+// of the restore copies in. Every page placed is checked against its
+// digest; a reference that cannot be resolved fails the copy, never fills
+// it with other bytes.
+// Thread-safety: EngineDedup is used from the application's thread only.
+#ifndef CAIRN_RUNTIME_ENGINE_DEDUP_H_
+#define CAIRN_RUNTIME_ENGINE_DEDUP_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/config.h"
+#include "base/status.h"
+#include "comm/comm.h"
+#include "dedup/page_hash.h"
+#include "dedup/planner.h"
+#include "format/manifest.h"
+#include "format/page_table.h"
+#include "runtime/part_io.h"
+#include "storage/tier.h"
+
+namespace cairn {
+
+// The planner's options for [dedup] settings.
+DedupOptions DedupOptionsFor(const DedupSettings& settings);
+
+class EngineDedup {
+ public:
+  explicit EngineDedup(const DedupSettings& settings);
+
+  // Collective: plans `version` of `regions` (sorted by id) and agrees,
+  // over all ranks, on the older versions the job's pages refer to. A
+  // failure on one rank is every rank's.
+  Status Plan(Comm& comm, const std::vector<Region>& regions, int64_t version);
+  // The current plan. REQUIRES: Plan succeeded.
+  const DedupPlan& plan() const { return *plan_; }
+  // Older versions any rank's pages of the planned version refer to,
+  // ascending (the manifest's references, which retention keeps).
+  const std::vector<int64_t>& references() const { return references_; }
+
+  // Writes the planned version as this rank's part file on `tier` and
+  // commits it; its manifest entry. REQUIRES: Plan succeeded for version
+  // and the regions have not changed since.
+  Result<FileEntry> WritePart(Tier& tier, const std::string& name, int64_t version, int rank,
+                              int nranks);
+
+  // The planned version is committed everywhere: the next may refer to it.
+  void Committed(int rank);
+  // The next version is full (a failed checkpoint, or a restart).
+  void Forget();
+
+ private:
+  DedupSettings settings_;
+  DedupPlanner planner_;
+  std::vector<Region> regions_;  // of the plan
+  std::optional<PageView> view_;
+  std::optional<DedupPlan> plan_;
+  std::vector<int64_t> references_;
+};
+
+// One rank's paged part file, read whole and checked: the block CRCs of
+// its manifest entry, its header, and the digest of every stored page.
+class PagedCopy {
+ public:
+  // kCorrupt naming the file if anything fails its check; kMismatch if
+  // `regions` (when given) are not the copy's.
+  static Result<std::unique_ptr<PagedCopy>> Load(const Tier& tier, const std::string& name,
+                                                 int64_t version, const FileEntry& entry);
+  const PagesHeader& header() const { return header_; }
+  // The stored bytes of a shareable page with this digest in this copy, or
+  // null. Points into the copy.
+  const uint8_t* Find(const PageDigest& digest) const;
+  // The bytes of stored page `index`. REQUIRES: its record is kData.
+  const uint8_t* DataOf(size_t index) const { return bytes_.data() + data_offset_[index]; }
+  const std::vector<uint32_t>& lengths() const { return lengths_; }
+
+ private:
+  PagesHeader header_;
+  std::vector<uint8_t> bytes_;
+  std::vector<uint32_t> lengths_;
+  std::vector<uint64_t> data_offset_;  // per page; meaningful for kData pages
+  std::unordered_map<PageDigest, size_t, PageDigestHash> shareable_;
+};
+
+// Whether the part file `entry` of a copy is in the paged form.
+bool IsPagedPart(const Tier& tier, const std::string& name, int64_t version,
+                 const FileEntry& entry);
+
+// kMismatch naming the first difference if the copy's regions are not
+// `regions` (sorted by id).
+Status CheckPagedRegions(const PagesHeader& header, const std::vector<Region>& regions);
+
+// This rank's checked copy of an older (or the same) version, for
+// references; kNotFound or the copy's error if it has none usable.
+using PagedCopyLoader = std::function<Result<const PagedCopy*>(int64_t version)>;
+
+// Collective: fills `image` (the regions' bytes, region after region) from
+// `mine` (null when this rank has no usable copy: it still serves and asks
+// nothing) and the references it holds, fetching pages from their ranks
+// and serving theirs from this rank's copies through `load`. Every page
+// from elsewhere is checked against its digest. Returns this rank's
+// outcome, after taking part in every exchange (the caller agrees).
+Status ResolvePagedImage(Comm& comm, const PagedCopy* mine, const PagedCopyLoader& load,
+                         std::vector<uint8_t>* image);
+
+// Phase two of a restore from a resolved image: copies it into the regions.
+std::unique_ptr<StagedPart> StagedImage(std::vector<uint8_t> image);
+
+}  // namespace cairn
+
+#endif  // CAIRN_RUNTIME_ENGINE_DEDUP_H_

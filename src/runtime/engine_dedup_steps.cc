@@ -1,0 +1,130 @@
+// Engine, the deduplication steps of the two pipelines (engine.h,
+// engine_dedup.h): planning before a version is written, and phase one of
+// restoring a paged version.
+#include <map>
+
+#include "base/log.h"
+#include "runtime/catalog.h"
+#include "runtime/engine.h"
+
+namespace cairn {
+
+Status Engine::PlanDedup(int64_t version) {
+  if (!dedup_) return Status::Ok();
+  return dedup_->Plan(*comm_, SortedRegions(), version);
+}
+
+Result<bool> Engine::IsDeduplicated(const std::string& name, const AgreedVersion& agreed) {
+  bool paged = false;
+  for (int k = 0; k < kTierKinds && !paged; ++k) {
+    if (!tiers_[k]) continue;
+    auto m = CheckCopy(*tiers_[k], name, agreed.version, comm_->rank(), comm_->size());
+    if (!m.ok() || m->run_id != agreed.run_id || m->files.empty()) continue;
+    paged = IsPagedPart(*tiers_[k], name, agreed.version, m->files.front());
+  }
+  CAIRN_ASSIGN_OR_RETURN(int64_t any, comm_->Max(paged ? 1 : 0));
+  return any == 1;
+}
+
+namespace {
+
+// This rank's checked paged copies of one checkpoint, by version, each
+// loaded once from the fastest tier that holds a usable one.
+class PagedCopies {
+ public:
+  PagedCopies(const std::array<std::unique_ptr<Tier>, kTierKinds>& tiers, std::string name,
+              int rank, int nranks)
+      : tiers_(tiers), name_(std::move(name)), rank_(rank), nranks_(nranks) {}
+
+  // The copy of `version` on tier k, if it is complete, paged and checks.
+  Result<const PagedCopy*> OnTier(int k, int64_t version, const Manifest** manifest) {
+    auto key = std::make_pair(k, version);
+    auto it = loaded_.find(key);
+    if (it == loaded_.end()) it = loaded_.emplace(key, LoadFrom(k, version)).first;
+    if (!it->second.ok()) return it->second.status();
+    if (manifest != nullptr) *manifest = &it->second->manifest;
+    return it->second->copy.get();
+  }
+
+  // The copy of `version` from the fastest tier that has a usable one.
+  Result<const PagedCopy*> Any(int64_t version) {
+    Status last = Error(Code::kNotFound, "no copy of '{}' version {} on rank {}", name_, version,
+                        rank_);
+    for (int k = 0; k < kTierKinds; ++k) {
+      if (!tiers_[k]) continue;
+      Result<const PagedCopy*> copy = OnTier(k, version, nullptr);
+      if (copy.ok()) return copy;
+      if (copy.status().code() != Code::kNotFound) last = copy.status();
+    }
+    return last;
+  }
+
+ private:
+  struct Loaded {
+    Manifest manifest;
+    std::unique_ptr<PagedCopy> copy;
+  };
+  Result<Loaded> LoadFrom(int k, int64_t version) {
+    const Tier& t = *tiers_[k];
+    CAIRN_ASSIGN_OR_RETURN(Manifest m, CheckCopy(t, name_, version, rank_, nranks_));
+    if (m.files.empty() || !IsPagedPart(t, name_, version, m.files.front())) {
+      return Error(Code::kNotFound, "copy of '{}' version {} on tier '{}' is not paged", name_,
+                   version, t.name());
+    }
+    CAIRN_ASSIGN_OR_RETURN(auto copy, PagedCopy::Load(t, name_, version, m.files.front()));
+    return Loaded{std::move(m), std::move(copy)};
+  }
+
+  const std::array<std::unique_ptr<Tier>, kTierKinds>& tiers_;
+  std::string name_;
+  int rank_;
+  int nranks_;
+  std::map<std::pair<int, int64_t>, Result<Loaded>> loaded_;
+};
+
+}  // namespace
+
+Status Engine::StageDeduplicated(const std::string& name, const AgreedVersion& agreed,
+                                 StagedCopy* staged) {
+  if (dedup_) dedup_->Forget();  // the next checkpoint starts from a full version
+  const std::vector<Region> regions = SortedRegions();
+  PagedCopies copies(tiers_, name, comm_->rank(), comm_->size());
+  const PagedCopy* mine = nullptr;
+  const Manifest* manifest = nullptr;
+  Status local = Error(Code::kNotFound, "no copy of '{}' version {} on this rank", name,
+                       agreed.version);
+  for (int k = 0; k < kTierKinds && mine == nullptr; ++k) {
+    if (!tiers_[k]) continue;
+    const Manifest* m = nullptr;
+    Result<const PagedCopy*> copy = copies.OnTier(k, agreed.version, &m);
+    Status s = copy.status();
+    if (s.ok() && m->run_id != agreed.run_id) s = Error(Code::kNotFound, "copy of another run");
+    if (s.ok()) s = CheckPagedRegions((*copy)->header(), regions);
+    if (s.ok()) {
+      for (size_t i = 1; i < m->files.size() && s.ok(); ++i) {
+        if (m->files[i].kind == FileKind::kRouted) s = VerifyFile(*tiers_[k], name, agreed.version, m->files[i]);
+      }
+    }
+    if (s.ok()) {
+      mine = *copy;
+      manifest = m;
+      staged->tier = k;
+      local = s;
+    } else if (s.code() != Code::kNotFound) {
+      Log(LogLevel::kWarn, "copy of '{}' version {} on tier '{}' is unusable: {}", name,
+          agreed.version, tiers_[k]->name(), s.ToString());
+      local = s;
+    }
+  }
+  std::vector<uint8_t> image;
+  PagedCopyLoader load = [&](int64_t version) { return copies.Any(version); };
+  Status resolved = ResolvePagedImage(*comm_, mine, load, &image);
+  if (!local.ok()) return local;
+  CAIRN_RETURN_IF_ERROR(resolved.Annotate(fmt::format("'{}' version {}", name, agreed.version)));
+  staged->bytes = manifest->DataBytes();
+  staged->created = manifest->created;
+  staged->part = StagedImage(std::move(image));
+  return Status::Ok();
+}
+
+}  // namespace cairn

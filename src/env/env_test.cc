@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -107,6 +108,28 @@ TEST_P(EnvTest, MapFileWritesReachFile) {
   auto map = env_->MapFile(path, 0, false);
   ASSERT_TRUE(map.ok());
   EXPECT_EQ((*map)->data()[8191], 'q');
+}
+
+TEST_P(EnvTest, PopulateKeepsTheBytes) {
+  // Ranges that start and end inside a page, and one beyond the end.
+  std::string path = JoinPath(root_, "populate");
+  constexpr uint64_t kBytes = 5 * 4096 + 123;
+  {
+    auto map = env_->MapFile(path, kBytes, true);
+    ASSERT_TRUE(map.ok()) << map.status().ToString();
+    for (uint64_t i = 0; i < kBytes; ++i) (*map)->data()[i] = static_cast<uint8_t>(i * 7);
+    for (auto [offset, n] : {std::pair<uint64_t, uint64_t>{100, 3 * 4096}, {0, kBytes},
+                             {kBytes - 10, 1 << 20}, {kBytes + 1, 10}}) {
+      Status s = (*map)->Populate(offset, n);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+  }
+  auto map = env_->MapFile(path, 0, false);
+  ASSERT_TRUE(map.ok());
+  ASSERT_TRUE((*map)->Populate(0, kBytes).ok());
+  for (uint64_t i = 0; i < kBytes; ++i) {
+    ASSERT_EQ((*map)->data()[i], static_cast<uint8_t>(i * 7)) << "byte " << i;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(PosixAndMem, EnvTest, ::testing::Values(true, false),

@@ -264,7 +264,7 @@ class Engine {
   // restore), ready to be copied into the protected regions (phase two).
   struct StagedCopy {
     int tier = -1;                           // index into tiers_
-    const RepairedPart* repaired = nullptr;  // the part rebuilt from its sidecar, if used
+    std::shared_ptr<const StagedPart> part;  // checked; what phase two copies from
     uint64_t bytes = 0;                      // data bytes (part and routed files)
     double created = 0;                      // its manifest's creation time
   };

@@ -284,15 +284,19 @@ Status Engine::VerifyCopy(RestartCopies& copies, int k, int64_t version,
     const Result<PartHeader>& header = copies.Header(k, version);
     CAIRN_RETURN_IF_ERROR(header.status());
     CAIRN_RETURN_IF_ERROR(CheckRegionsMatch(*header, regions));
-    return VerifyPart(t, name, version, part);
+    CAIRN_ASSIGN_OR_RETURN(staged->part, StagePart(t, name, version, part));
+    return Status::Ok();
   }();
   const FileEntry* parity = FindParityEntry(m);
   if (!read.ok() && read.code() == Code::kCorrupt && parity != nullptr) {
-    // Repair before giving up on the copy (software chipkill).
+    // Repair before giving up on the copy (software chipkill); the repaired
+    // part lives in `copies` until the restart returns.
     const Result<RepairedPart>& repaired = copies.Repaired(k, version, read);
-    read = repaired.ok() ? VerifyPartBuffer(repaired->bytes, name, version, part, regions, path)
-                         : repaired.status();
-    if (read.ok()) staged->repaired = &*repaired;
+    auto from_buffer =
+        repaired.ok() ? StagePartBuffer(repaired->bytes, name, version, part, regions, path)
+                      : Result<std::unique_ptr<StagedPart>>(repaired.status());
+    read = from_buffer.status();
+    if (read.ok()) staged->part = std::move(from_buffer).value();
   }
   CAIRN_RETURN_IF_ERROR(read);
   for (size_t i = 1; i < m.files.size(); ++i) {
@@ -311,7 +315,7 @@ Status Engine::CopyStaged(RestartCopies& copies, int64_t version, const StagedCo
   RestartCopies::Copy& c = copies.Get(staged.tier, version);
   const Manifest& m = *c.manifest;
   // Routed files first: writing them can fail (the file system), a copy
-  // into the regions from a checked buffer cannot.
+  // into the regions from the memory tier or a repaired buffer cannot.
   bool any_routed = false;
   for (size_t i = 1; i < m.files.size(); ++i) {
     if (m.files[i].kind != FileKind::kRouted) continue;
@@ -320,12 +324,7 @@ Status Engine::CopyStaged(RestartCopies& copies, int64_t version, const StagedCo
     CAIRN_RETURN_IF_ERROR(CopyOutVerified(t, name, version, m.files[i], env_,
                                           JoinPath(route_dir_, m.files[i].logical)));
   }
-  std::vector<Region> regions = SortedRegions();
-  if (staged.repaired != nullptr) {
-    CopyPartBufferInto(staged.repaired->bytes, RestartCopies::Part(c), regions);
-    return Status::Ok();
-  }
-  return ReadPartInto(t, name, version, RestartCopies::Part(c), regions);
+  return staged.part->CopyInto(SortedRegions());
 }
 
 Status Engine::MeasureRollback(RestartCopies& copies, double restored_created,

@@ -7,6 +7,7 @@
 #define CAIRN_RUNTIME_PART_IO_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,36 +55,46 @@ Status CheckRegionsMatch(const PartHeader& header, const std::vector<Region>& re
 
 // A restore runs in two phases so that a failed restart leaves application
 // memory untouched on every rank (cairn.h): phase one checks every byte of
-// this rank's copy without writing application memory, the ranks agree that
-// all of them succeeded, and only then phase two copies the regions in.
+// this rank's copy without writing application memory (StagePart), the
+// ranks agree that all of them succeeded, and only then phase two copies the
+// regions in (StagedPart::CopyInto).
 
-// Phase one from a tier: reads the whole part file and checks every block
-// of every extent against `entry` (header and regions). From a device the
-// pages stay in the page cache, so that phase two reads them from memory.
+// A part whose every block phase one has checked, and what phase two
+// copies from.
+class StagedPart {
+ public:
+  virtual ~StagedPart() = default;
+  // Phase two: copies the part's regions into application memory. From a
+  // memory tier or a buffer it cannot fail; from a device the part is read
+  // again and checked again, and fails if the copy changed or the device
+  // failed since phase one (the regions may then hold part of it).
+  // REQUIRES: regions are those phase one checked the part against.
+  virtual Status CopyInto(const std::vector<Region>& regions) const = 0;
+};
+
+// Phase one from a tier: checks every block of every extent of the part
+// file against `entry` (header and regions).
+//  - Memory tier: the file is mapped read-only and its pages entered in the
+//    mapping at once; the blocks are checked in place, and phase two copies
+//    from the mapping, read-only for the life of the StagedPart, without
+//    checking again. No copy is made in phase one, and no buffer held.
+//  - Device: the file is read and checked; its pages stay in the page
+//    cache, so that phase two, which reads and checks it again, reads them
+//    from memory.
 // REQUIRES: ReadPartHeader(entry) succeeded and CheckRegionsMatch(that
 // header, regions).ok().
-Status VerifyPart(const Tier& tier, const std::string& name, int64_t version,
-                  const FileEntry& entry);
-
-// Phase two from a tier: reads the part's regions into application memory,
-// checking every block again on the way (the file is read anew, so it is
-// checked anew; it fails only if the copy changed or the device failed
-// since VerifyPart). The header is not read again.
-// REQUIRES: VerifyPart(entry) succeeded.
-Status ReadPartInto(const Tier& tier, const std::string& name, int64_t version,
-                    const FileEntry& entry, const std::vector<Region>& regions);
+Result<std::unique_ptr<StagedPart>> StagePart(const Tier& tier, const std::string& name,
+                                              int64_t version, const FileEntry& entry);
 
 // Phase one from a part file held in memory (one repaired from its ECC
 // sidecar): checks the header, that its regions are the protected ones
-// (kMismatch if not) and every block; `origin` names it in errors.
-Status VerifyPartBuffer(const std::vector<uint8_t>& bytes, const std::string& name,
-                        int64_t version, const FileEntry& entry,
-                        const std::vector<Region>& regions, const std::string& origin);
-
-// Phase two from a buffer: copies the regions into application memory.
-// Cannot fail. REQUIRES: VerifyPartBuffer(bytes, ...) succeeded.
-void CopyPartBufferInto(const std::vector<uint8_t>& bytes, const FileEntry& entry,
-                        const std::vector<Region>& regions);
+// (kMismatch if not) and every block; `origin` names it in errors. The
+// StagedPart copies from `bytes`, which must outlive it.
+Result<std::unique_ptr<StagedPart>> StagePartBuffer(const std::vector<uint8_t>& bytes,
+                                                    const std::string& name, int64_t version,
+                                                    const FileEntry& entry,
+                                                    const std::vector<Region>& regions,
+                                                    const std::string& origin);
 
 // Writes `bytes`, the whole content of the file `entry` describes, to `to`
 // as that file, after checking every block of it; commits it.

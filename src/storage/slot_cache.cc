@@ -11,9 +11,8 @@
 namespace cairn {
 namespace {
 
-// Faulting in touches one byte per page; the request is checked between
-// pieces of this size, so a superseded slot stops within milliseconds.
-constexpr uint64_t kPageBytes = 4096;
+// Slots are faulted in by pieces of this size, the request checked between
+// them, so that a superseded slot stops within milliseconds.
 constexpr uint64_t kFaultPiece = 16 << 20;
 
 // Appends sequentially into a mapping; nothing to sync on tmpfs.
@@ -335,13 +334,17 @@ std::shared_ptr<MappedFile> SlotCache::MakeSlot(const SlotJob& job) {
     return nullptr;
   }
   std::shared_ptr<MappedFile> map(std::move(mapped).value());
-  // One write per page makes the kernel allocate it and enter it in this
-  // mapping's page table: the checkpoint's copy then takes no fault.
-  volatile uint8_t* bytes = map->data();
+  // Allocating each page and entering it in this mapping's page table now
+  // spares the checkpoint's copy a fault per page; in pieces, so that a
+  // request that changed stops it early.
   for (uint64_t piece = 0; piece < job.size; piece += kFaultPiece) {
-    if (generation_.load() != job.generation) break;  // the request changed
-    uint64_t end = std::min(job.size, piece + kFaultPiece);
-    for (uint64_t at = piece; at < end; at += kPageBytes) bytes[at] = 0;
+    if (generation_.load() != job.generation) break;
+    Status populated = map->Populate(piece, std::min(kFaultPiece, job.size - piece));
+    if (!populated.ok()) {
+      // The checkpoint's copy faults the rest in itself.
+      Log(LogLevel::kInfo, "slot '{}' not faulted in ahead: {}", job.making, populated.ToString());
+      break;
+    }
   }
   return map;
 }

@@ -24,6 +24,8 @@ struct FaultsimFlags {
   uint64_t seed = 1;
   int threads = 0;
   std::string scope = "access";
+  std::string model = "cairn";
+  bool scope_given = false;  // --scope on the command line
   std::vector<std::string> codes;
   std::vector<std::string> faults;
   bool json = false;
@@ -50,11 +52,13 @@ void PrintTable(const std::vector<FaultSimCell>& cells, const std::vector<EccSch
   constexpr int kFaultsWidth = 13;
   constexpr int kRateWidth = 9;
   std::string out = fmt::format(
-      "cairn faultsim: {} trials per cell, seed {}, scope {}, {} thread{}\n"
+      "cairn faultsim: {} trials per cell, seed {}, model {}, scope {}, {} thread{}\n"
       "rates in % of faulty accesses: DCE corrected, DUE detected uncorrectable, "
       "SDC silent corruption\n\n",
-      options.trials, options.seed, FaultScopeName(options.scope), threads,
-      threads == 1 ? "" : "s");
+      options.trials, options.seed, FaultModelName(options.model),
+      options.model == FaultModel::kPaper ? "paper (faults meet in one codeword)"
+                                          : FaultScopeName(options.scope),
+      threads, threads == 1 ? "" : "s");
   std::string line1 = fmt::format("{:<{}}", "faults", kFaultsWidth);
   std::string line2 = fmt::format("{:<{}}", "", kFaultsWidth);
   for (EccScheme s : schemes) {
@@ -87,7 +91,8 @@ void PrintTable(const std::vector<FaultSimCell>& cells, const std::vector<EccSch
 void PrintJson(const std::vector<FaultSimCell>& cells) {
   for (const FaultSimCell& c : cells) {
     PrintJsonLine({{"code", EccSchemeName(c.scheme)}, {"faults", FaultComboName(c.combo)},
-                   {"scope", FaultScopeName(c.scope)}, {"trials", c.trials},
+                   {"model", FaultModelName(c.model)}, {"scope", FaultScopeName(c.scope)},
+                   {"trials", c.trials},
                    {"dce", c.dce_rate()}, {"due", c.due_rate()}, {"sdc", c.sdc_rate()}});
   }
 }
@@ -112,6 +117,18 @@ int RunFaultsim(const FaultsimFlags& flags) {
     return 2;
   }
   options.scope = *scope;
+  auto model = ParseFaultModel(flags.model);
+  if (!model.ok()) {
+    fmt::print(stderr, "cairn faultsim: --model: {}\n", model.status().ToString());
+    return 2;
+  }
+  options.model = *model;
+  if (options.model == FaultModel::kPaper && flags.scope_given) {
+    fmt::print(stderr,
+               "cairn faultsim: --scope applies to --model cairn; the paper model places the "
+               "faults itself (docs/ecc.md)\n");
+    return 2;
+  }
   for (const std::string& name : flags.codes) {
     auto scheme = ParseEccScheme(name);
     if (!scheme.ok()) {
@@ -175,7 +192,15 @@ void AddFaultsimCommand(CLI::App& app, int& exit_code) {
                   "access: faults anywhere in the 8-beat burst, outcome of the whole access; "
                   "codeword: faults confined to one codeword, outcome of that codeword")
       ->capture_default_str()
-      ->check(CLI::IsMember({"access", "codeword"}));
+      ->check(CLI::IsMember({"access", "codeword"}))
+      ->each([flags](const std::string&) { flags->scope_given = true; });
+  cmd->add_option("--model", flags->model,
+                  "cairn: Cairn's fault model and decoders; paper: the assumptions under which "
+                  "Table 4's RS(36,32) double-fault SDC figures arise (pins flip every bit, "
+                  "chips every symbol, faults meet in one codeword, locators unchecked, SDC "
+                  "counted per codeword; docs/ecc.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cairn", "paper"}));
   cmd->add_option("--codes", flags->codes,
                   "comma-separated subset of rs36_32,rs18_16,rs19_16,chipkill_x4 (default all)")
       ->delimiter(',');

@@ -6,12 +6,13 @@
 // (SDC): the paper's Table 4, recomputed. docs/results.md shows a run.
 //
 //   cairn faultsim [--trials N] [--seed S] [--threads T] [--scope access|codeword]
-//                  [--codes rs36_32,rs18_16,rs19_16,chipkill_x4]
+//                  [--model cairn|paper] [--codes rs36_32,rs18_16,rs19_16,chipkill_x4]
 //                  [--faults bit,pin+chip,...] [--json]
 //
 // Output goes to stdout: a table, or with --json one object per line and
-// cell, {"code","faults","scope","seed","trials","dce","due","sdc"}, rates
-// as fractions of trials. Timing goes to stderr in --json mode.
+// cell, {"code","faults","model","scope","trials","dce","due","sdc"},
+// rates as fractions of trials. --model paper (codec/dram_faultsim.h) takes
+// no --scope. Timing goes to stderr in --json mode.
 // Thread-safety: call once while building the App, before parsing.
 #ifndef CAIRN_CLI_FAULTSIM_COMMAND_H_
 #define CAIRN_CLI_FAULTSIM_COMMAND_H_

@@ -48,7 +48,8 @@ TEST(FaultsimCommandTest, JsonOneObjectPerCell) {
   auto lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 4u) << r.out;
   EXPECT_EQ(lines[0],
-            "{\"code\":\"rs19_16\",\"faults\":\"chip\",\"scope\":\"access\",\"trials\":3000,"
+            "{\"code\":\"rs19_16\",\"faults\":\"chip\",\"model\":\"cairn\",\"scope\":\"access\","
+            "\"trials\":3000,"
             "\"dce\":1.0,\"due\":0.0,\"sdc\":0.0}");
   EXPECT_NE(lines[2].find("\"faults\":\"pin+chip\""), std::string::npos) << lines[2];
   EXPECT_NE(lines[3].find("\"code\":\"chipkill_x4\""), std::string::npos) << lines[3];
@@ -76,6 +77,26 @@ TEST(FaultsimCommandTest, TableListsEveryCombination) {
                           "chip+chip "}) {
     EXPECT_NE(r.out.find(std::string("\n") + row), std::string::npos) << row << "\n" << r.out;
   }
+}
+
+TEST(FaultsimCommandTest, PaperModelReportsItselfAndRefusesAScope) {
+  CommandRun r = RunCommand({"faultsim", "--trials", "2000", "--model", "paper", "--codes",
+                             "rs36_32", "--faults", "pin,bit+bit", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  // Under the paper's assumptions a pin is 8 wrong bits, two symbols per
+  // codeword: detected; two bits always meet in one codeword: detected.
+  EXPECT_EQ(lines[0],
+            "{\"code\":\"rs36_32\",\"faults\":\"pin\",\"model\":\"paper\",\"scope\":\"access\","
+            "\"trials\":2000,\"dce\":0.0,\"due\":1.0,\"sdc\":0.0}");
+  EXPECT_NE(lines[1].find("\"faults\":\"bit+bit\",\"model\":\"paper\""), std::string::npos);
+  EXPECT_NE(lines[1].find("\"due\":1.0"), std::string::npos) << lines[1];
+  EXPECT_EQ(RunCommand({"faultsim", "--model", "paper", "--scope", "codeword"}).exit_code, 2);
+  EXPECT_NE(RunCommand({"faultsim", "--model", "hardware"}).exit_code, 0);
+  CommandRun table = RunCommand({"faultsim", "--trials", "100", "--model", "paper"});
+  ASSERT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("model paper"), std::string::npos) << table.out;
 }
 
 TEST(FaultsimCommandTest, BadValuesSetTheExitCode) {

@@ -27,16 +27,22 @@ uint64_t SplitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// One well-mixed 64-bit seed per chunk of a cell.
-uint64_t ChunkSeed(uint64_t seed, EccScheme scheme, const FaultCombo& combo, FaultScope scope,
-                   uint64_t chunk) {
+// One well-mixed 64-bit seed per chunk of a cell. The paper model's cells
+// mix in one more part; Cairn's keep the streams they always had, so that
+// published figures stay reproducible.
+uint64_t ChunkSeed(uint64_t seed, const FaultSimCell& cell, uint64_t chunk) {
   uint64_t state = seed;
   uint64_t h = SplitMix64(state);
-  for (uint64_t part : {static_cast<uint64_t>(scheme), static_cast<uint64_t>(FaultComboId(combo)),
-                        static_cast<uint64_t>(scope), chunk}) {
+  auto mix = [&](uint64_t part) {
     state = h ^ part;
     h = SplitMix64(state);
+  };
+  for (uint64_t part :
+       {static_cast<uint64_t>(cell.scheme), static_cast<uint64_t>(FaultComboId(cell.combo)),
+        static_cast<uint64_t>(cell.scope), chunk}) {
+    mix(part);
   }
+  if (cell.model == FaultModel::kPaper) mix(static_cast<uint64_t>(cell.model));
   return h;
 }
 
@@ -154,6 +160,16 @@ Result<FaultScope> ParseFaultScope(std::string_view name) {
   return Error(Code::kInvalidArgument, "unknown scope '{}' (use access or codeword)", name);
 }
 
+const char* FaultModelName(FaultModel model) {
+  return model == FaultModel::kCairn ? "cairn" : "paper";
+}
+
+Result<FaultModel> ParseFaultModel(std::string_view name) {
+  if (name == "cairn") return FaultModel::kCairn;
+  if (name == "paper") return FaultModel::kPaper;
+  return Error(Code::kInvalidArgument, "unknown fault model '{}' (use cairn or paper)", name);
+}
+
 RankGeometry GeometryOf(EccScheme scheme) {
   switch (scheme) {
     case EccScheme::kRs36_32: return {18, 2, 4, 8};
@@ -268,12 +284,35 @@ inline uint32_t NonzeroBits(FaultSimRng& rng, int bits) {
 }  // namespace
 
 FaultPattern DramFaultSimulator::Sample(EccScheme scheme, const FaultCombo& combo,
-                                        FaultScope scope, FaultSimRng& rng) const {
+                                        FaultScope scope, FaultModel model,
+                                        FaultSimRng& rng) const {
   const RankGeometry g = GeometryOf(scheme);
   // Codeword scope confines faults to the beats of codeword 0 (which
   // codeword does not matter: all are laid out alike).
   const int beats = scope == FaultScope::kAccess ? kBeats : g.beats_per_codeword;
-  auto flips = [&](FaultType type) -> uint32_t {
+  // The paper model (header comment): bit and word faults in codeword 0's
+  // beats, pins and words wrong in every bit, chips wrong in every symbol.
+  auto paper_flips = [&](FaultType type) -> uint32_t {
+    switch (type) {
+      case FaultType::kBit:
+      case FaultType::kColumn: {
+        const uint32_t beat = rng.Below(g.beats_per_codeword);
+        return 1u << (4 * beat + rng.Below(kPins));
+      }
+      case FaultType::kPin: return spread_[0xFF] << rng.Below(kPins);
+      case FaultType::kWord: return 0xFu << (4 * rng.Below(g.beats_per_codeword));
+      case FaultType::kChip: {
+        // Every symbol the chip supplies is wrong, by a uniform nonzero value.
+        uint32_t v = 0;
+        for (int shift = 0; shift < kPins * kBeats; shift += g.symbol_bits) {
+          v |= NonzeroBits(rng, g.symbol_bits) << shift;
+        }
+        return v;
+      }
+    }
+    return 0;
+  };
+  auto cairn_flips = [&](FaultType type) -> uint32_t {
     switch (type) {
       case FaultType::kBit:
       case FaultType::kColumn: {
@@ -292,6 +331,9 @@ FaultPattern DramFaultSimulator::Sample(EccScheme scheme, const FaultCombo& comb
     }
     return 0;
   };
+  auto flips = [&](FaultType type) {
+    return model == FaultModel::kPaper ? paper_flips(type) : cairn_flips(type);
+  };
   FaultPattern p;
   p.count = combo.second ? 2 : 1;
   p.chip[0] = static_cast<int>(rng.Below(g.chips));
@@ -304,7 +346,24 @@ FaultPattern DramFaultSimulator::Sample(EccScheme scheme, const FaultCombo& comb
   return p;
 }
 
-AccessOutcome DramFaultSimulator::Evaluate(EccScheme scheme, const FaultPattern& pattern) const {
+SymbolDecode DramFaultSimulator::DecodeRs(const RsCode& code, const uint8_t* s,
+                                          FaultModel model) const {
+  SymbolDecode d = code.DecodeSyndromes(s);
+  if (model == FaultModel::kCairn || d.state != DecodeState::kUncorrectable) return d;
+  // RsCode rejects a single-error syndrome whose locator X = S_1 / S_0 names
+  // no position of the shortened code; the paper model's decoder checks only
+  // that the syndromes continue S_0 X^i, and its "correction" lands outside
+  // the codeword.
+  if (code.correctable() == 0 || s[0] == 0 || s[1] == 0) return d;
+  const uint8_t x = gf256::Div(s[1], s[0]);
+  for (int i = 2; i < code.m(); ++i) {
+    if (s[i] != gf256::Mul(s[i - 1], x)) return d;
+  }
+  return {DecodeState::kCorrected, -1, s[0]};
+}
+
+AccessOutcome DramFaultSimulator::Evaluate(EccScheme scheme, const FaultPattern& pattern,
+                                           FaultModel model) const {
   // Per codeword: syndrome of the error, how many symbols are wrong, and
   // how many of them are data symbols (positions < k), with the last one:
   // what a correction must undo for the delivered data to be right.
@@ -352,6 +411,7 @@ AccessOutcome DramFaultSimulator::Evaluate(EccScheme scheme, const FaultPattern&
   }
 
   bool silent = false;
+  bool flagged = false;
   const int codewords = GeometryOf(scheme).codewords;
   for (int w = 0; w < codewords; ++w) {
     if (wrong[w] == 0) continue;
@@ -360,7 +420,7 @@ AccessOutcome DramFaultSimulator::Evaluate(EccScheme scheme, const FaultPattern&
     switch (scheme) {
       case EccScheme::kRs36_32:
         Unpack(syndrome[w], s, 4);
-        d = rs36_.DecodeSyndromes(s);
+        d = DecodeRs(rs36_, s, model);
         break;
       case EccScheme::kRs18_16:
         Unpack(syndrome[w], s, 2);
@@ -373,7 +433,7 @@ AccessOutcome DramFaultSimulator::Evaluate(EccScheme scheme, const FaultPattern&
           d = {};
         } else {
           Unpack(syndrome[w], s, 3);
-          d = rs19_.DecodeSyndromes(s);
+          d = DecodeRs(rs19_, s, model);
         }
         break;
       case EccScheme::kChipkillX4:
@@ -383,12 +443,18 @@ AccessOutcome DramFaultSimulator::Evaluate(EccScheme scheme, const FaultPattern&
     // The delivered data is right iff (error + correction) is zero on the
     // data positions; wrong parity symbols alone corrupt nothing delivered.
     switch (d.state) {
-      case DecodeState::kUncorrectable: return AccessOutcome::kDue;
+      case DecodeState::kUncorrectable:
+        // Cairn: the controller flags the whole access, nothing of it is
+        // consumed. The paper model counts the other codewords on.
+        if (model == FaultModel::kCairn) return AccessOutcome::kDue;
+        flagged = true;
+        break;
       case DecodeState::kClean:
         if (data_wrong[w] != 0) silent = true;
         break;
       case DecodeState::kCorrected: {
-        const bool fixes_data = d.position < k;
+        // Position -1: a paper-model correction outside the codeword.
+        const bool fixes_data = d.position >= 0 && d.position < k;
         if (data_wrong[w] == 0) {
           if (fixes_data) silent = true;
         } else if (data_wrong[w] > 1 || !fixes_data || d.position != data_position[w] ||
@@ -399,15 +465,16 @@ AccessOutcome DramFaultSimulator::Evaluate(EccScheme scheme, const FaultPattern&
       }
     }
   }
-  return silent ? AccessOutcome::kSdc : AccessOutcome::kDce;
+  if (silent) return AccessOutcome::kSdc;
+  return flagged ? AccessOutcome::kDue : AccessOutcome::kDce;
 }
 
-void DramFaultSimulator::RunChunk(EccScheme scheme, const FaultCombo& combo, FaultScope scope,
-                                  uint64_t seed, uint64_t chunk, uint64_t trials,
-                                  std::array<uint64_t, 3>& counts) const {
-  FaultSimRng rng(ChunkSeed(seed, scheme, combo, scope, chunk));
+void DramFaultSimulator::RunChunk(const FaultSimCell& cell, uint64_t seed, uint64_t chunk,
+                                  uint64_t trials, std::array<uint64_t, 3>& counts) const {
+  FaultSimRng rng(ChunkSeed(seed, cell, chunk));
   for (uint64_t t = 0; t < trials; ++t) {
-    ++counts[static_cast<int>(Evaluate(scheme, Sample(scheme, combo, scope, rng)))];
+    const FaultPattern p = Sample(cell.scheme, cell.combo, cell.scope, cell.model, rng);
+    ++counts[static_cast<int>(Evaluate(cell.scheme, p, cell.model))];
   }
 }
 
@@ -429,7 +496,10 @@ Result<std::vector<FaultSimCell>> DramFaultSimulator::Run(const FaultSimOptions&
       FaultSimCell cell;
       cell.scheme = scheme;
       cell.combo = combo;
-      cell.scope = options.scope;
+      // The paper model places faults itself: its cells say access, the
+      // unit it judges.
+      cell.scope = options.model == FaultModel::kPaper ? FaultScope::kAccess : options.scope;
+      cell.model = options.model;
       cell.trials = options.trials;
       cells.push_back(cell);
     }
@@ -450,8 +520,7 @@ Result<std::vector<FaultSimCell>> DramFaultSimulator::Run(const FaultSimOptions&
       const size_t c = item / chunks;
       const uint64_t chunk = item % chunks;
       const uint64_t trials = std::min(kChunkTrials, options.trials - chunk * kChunkTrials);
-      RunChunk(cells[c].scheme, cells[c].combo, options.scope, options.seed, chunk, trials,
-               local[c]);
+      RunChunk(cells[c], options.seed, chunk, trials, local[c]);
     }
     MutexLock lock(&mu);
     for (size_t c = 0; c < cells.size(); ++c) {

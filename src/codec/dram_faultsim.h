@@ -55,6 +55,27 @@
 // two chips always meet in the same codeword, which is how the paper's Table
 // 4 appears to count (docs/results.md compares both).
 //
+// Model: kCairn (the default) is the model above. kPaper is the set of
+// assumptions under which Table 4's RS(36,32) double-fault SDC figures
+// arise (docs/ecc.md, "The paper's model", has the search and the proofs):
+//   faults     a pin fault flips all 8 of its bits and a word fault all 4
+//              (the paper's "a pin failure results in 8 bit errors"); a
+//              failed chip makes every symbol it supplies wrong, by a
+//              uniform nonzero value (with all 32 bits flipped instead, a
+//              chip pair would be silent for every access or for none, so
+//              the rate would be a multiple of 1/153, never 0.0031 %)
+//   placement  two faults meet: bit and word faults lie in the beats of
+//              codeword 0, pin and chip faults span the burst (the scope
+//              option does not apply)
+//   decoder    the RS decoders accept any single-error syndrome of the
+//              full-length code (locator alpha^d for every d < 255) without
+//              checking that d names a position of the shortened code; a
+//              "correction" outside it changes no symbol
+//   counting   an access is SDC when any codeword delivers wrong data, even
+//              if another codeword of it is flagged (each RS(36,32)
+//              decoding unit forwards its codeword on its own, section 4.1)
+// The x4 chipkill baseline keeps its own decoder in both models.
+//
 // Determinism: the trials of a cell are cut into chunks of kChunkTrials; each
 // chunk draws from its own generator seeded from (seed, scheme, fault combo,
 // scope, chunk index) and counts are summed as integers, so the result
@@ -110,6 +131,11 @@ enum class FaultScope : uint8_t { kAccess, kCodeword };
 const char* FaultScopeName(FaultScope scope);  // "access", "codeword"
 Result<FaultScope> ParseFaultScope(std::string_view name);
 
+// The fault, placement, decoder and counting assumptions (header comment).
+enum class FaultModel : uint8_t { kCairn, kPaper };
+const char* FaultModelName(FaultModel model);  // "cairn", "paper"
+Result<FaultModel> ParseFaultModel(std::string_view name);
+
 inline constexpr int kBeats = 8;
 inline constexpr int kPins = 4;
 
@@ -158,7 +184,8 @@ struct FaultSimOptions {
   uint64_t trials = 1'000'000;  // per cell (scheme x fault combo); > 0
   uint64_t seed = 1;
   int threads = 0;              // 0: std::thread::hardware_concurrency()
-  FaultScope scope = FaultScope::kAccess;
+  FaultScope scope = FaultScope::kAccess;  // kCairn only
+  FaultModel model = FaultModel::kCairn;
   std::vector<EccScheme> schemes;   // empty: all four
   std::vector<FaultCombo> combos;   // empty: all twenty
 };
@@ -167,6 +194,7 @@ struct FaultSimCell {
   EccScheme scheme = EccScheme::kRs36_32;
   FaultCombo combo;
   FaultScope scope = FaultScope::kAccess;
+  FaultModel model = FaultModel::kCairn;
   uint64_t trials = 0;
   uint64_t dce = 0;
   uint64_t due = 0;
@@ -184,14 +212,15 @@ class DramFaultSimulator {
 
   DramFaultSimulator();
 
-  // Draws the chips and flipped bits of one trial.
+  // Draws the chips and flipped bits of one trial (scope matters for
+  // kCairn only).
   FaultPattern Sample(EccScheme scheme, const FaultCombo& combo, FaultScope scope,
-                      FaultSimRng& rng) const;
+                      FaultModel model, FaultSimRng& rng) const;
   // Decodes every codeword the pattern touches (by syndromes of the error
   // alone: the codes are linear and their decoders look only at syndromes,
   // so the data stored does not change the outcome) and classifies the
-  // access.
-  AccessOutcome Evaluate(EccScheme scheme, const FaultPattern& pattern) const;
+  // access under the model's decoder and counting.
+  AccessOutcome Evaluate(EccScheme scheme, const FaultPattern& pattern, FaultModel model) const;
 
   // Runs options.trials trials of every requested cell, combos outer,
   // schemes inner, on options.threads threads (the caller's included; if
@@ -205,8 +234,11 @@ class DramFaultSimulator {
   const ChipkillX4Code& chipkill() const { return chipkill_; }
 
  private:
-  void RunChunk(EccScheme scheme, const FaultCombo& combo, FaultScope scope, uint64_t seed,
-                uint64_t chunk, uint64_t trials, std::array<uint64_t, 3>& counts) const;
+  void RunChunk(const FaultSimCell& cell, uint64_t seed, uint64_t chunk, uint64_t trials,
+                std::array<uint64_t, 3>& counts) const;
+  // The RS decoder of a model: RsCode's, and under kPaper also a single
+  // error whose locator lies beyond the shortened code (position -1).
+  SymbolDecode DecodeRs(const RsCode& code, const uint8_t* syndromes, FaultModel model) const;
 
   RsCode rs36_;
   RsCode rs18_;

@@ -46,6 +46,11 @@ TEST(FaultSimNamesTest, CombosSchemesAndScopes) {
   EXPECT_FALSE(ParseEccScheme("rs20_16").ok());
   EXPECT_EQ(*ParseFaultScope("codeword"), FaultScope::kCodeword);
   EXPECT_FALSE(ParseFaultScope("rank").ok());
+  EXPECT_EQ(*ParseFaultModel("paper"), FaultModel::kPaper);
+  EXPECT_EQ(*ParseFaultModel(FaultModelName(FaultModel::kCairn)), FaultModel::kCairn);
+  auto bad = ParseFaultModel("hardware");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'hardware'"), std::string::npos);
 }
 
 // Every bit of every chip's burst lands on exactly one symbol bit, and
@@ -161,8 +166,8 @@ TEST(FaultSimTest, FastPathAgreesWithRealEncodeAndDecode) {
     for (FaultScope scope : {FaultScope::kAccess, FaultScope::kCodeword}) {
       for (const FaultCombo& combo : AllFaultCombos()) {
         for (int trial = 0; trial < 300; ++trial) {
-          FaultPattern p = sim.Sample(scheme, combo, scope, rng);
-          AccessOutcome fast = sim.Evaluate(scheme, p);
+          FaultPattern p = sim.Sample(scheme, combo, scope, FaultModel::kCairn, rng);
+          AccessOutcome fast = sim.Evaluate(scheme, p, FaultModel::kCairn);
           ASSERT_EQ(fast, Reference(sim, scheme, p, data_rng))
               << EccSchemeName(scheme) << " " << FaultComboName(combo) << " "
               << FaultScopeName(scope) << " trial " << trial << " seed " << seed;
@@ -187,8 +192,8 @@ TEST(FaultSimTest, MiscorrectionIsSilentCorruption) {
   int sdc = 0;
   for (int trial = 0; trial < 20'000'000 && sdc < 3; ++trial) {
     FaultPattern p = sim.Sample(EccScheme::kRs36_32, {FaultType::kChip, FaultType::kChip},
-                                FaultScope::kCodeword, rng);
-    if (sim.Evaluate(EccScheme::kRs36_32, p) == AccessOutcome::kSdc) {
+                                FaultScope::kCodeword, FaultModel::kCairn, rng);
+    if (sim.Evaluate(EccScheme::kRs36_32, p, FaultModel::kCairn) == AccessOutcome::kSdc) {
       ++sdc;
       EXPECT_EQ(Reference(sim, EccScheme::kRs36_32, p, data_rng), AccessOutcome::kSdc);
     }
@@ -312,6 +317,120 @@ TEST(FaultSimTest, DeterministicForASeedWhateverTheThreadCount) {
   o.seed = 20261123;
   auto other = RunOrDie(sim, o);
   EXPECT_NE(other[0], alone[0]);
+}
+
+// ------------------------------------------------------- the paper model --
+
+FaultSimOptions PaperOptions(uint64_t trials, uint64_t seed) {
+  FaultSimOptions o;
+  o.trials = trials;
+  o.seed = seed;
+  o.threads = 2;
+  o.model = FaultModel::kPaper;
+  std::printf("seed %llu model paper\n", static_cast<unsigned long long>(seed));
+  return o;
+}
+
+// Table 4's RS(36,32) column under the paper model: every two-fault row
+// that the paper has at SDC 0 is DUE for (practically) every access, and
+// pin + chip and chip + chip are silent at the paper's 0.0031 % (3.0e-5
+// expected: two codewords, each accepting about 251 x 255 of the 2^32
+// syndromes).
+TEST(FaultSimPaperModelTest, ReproducesTheDoubleFaultRowsOfRs36) {
+  DramFaultSimulator sim;
+  // Rare events need many trials; the rows at 0 need only to stay there.
+  const std::vector<FaultCombo> silent = {{FaultType::kPin, FaultType::kChip},
+                                          {FaultType::kChip, FaultType::kChip}};
+  FaultSimOptions rare = PaperOptions(4'000'000, 4), others = PaperOptions(200'000, 4);
+  rare.schemes = others.schemes = {EccScheme::kRs36_32};
+  rare.combos = silent;
+  for (const FaultCombo& c : AllFaultCombos()) {
+    if (c.second && std::find(silent.begin(), silent.end(), c) == silent.end()) {
+      others.combos.push_back(c);
+    }
+  }
+  for (const FaultSimCell& c : RunOrDie(sim, rare)) {
+    SCOPED_TRACE(FaultComboName(c.combo));
+    EXPECT_EQ(c.model, FaultModel::kPaper);
+    EXPECT_GT(c.sdc_rate(), 0.002e-2);
+    EXPECT_LT(c.sdc_rate(), 0.004e-2);
+    EXPECT_EQ(c.dce, 0u);
+  }
+  for (const FaultSimCell& c : RunOrDie(sim, others)) {
+    SCOPED_TRACE(FaultComboName(c.combo));
+    EXPECT_EQ(c.due, c.trials);
+  }
+}
+
+// The same assumptions keep the strong code's columns as Table 4 has them:
+// single chips corrected, two chips detected, never silent.
+TEST(FaultSimPaperModelTest, StrongCodeColumnsStayAsInTheTable) {
+  DramFaultSimulator sim;
+  FaultSimOptions o = PaperOptions(200'000, 5);
+  o.schemes = {EccScheme::kRs18_16, EccScheme::kRs19_16};
+  for (const FaultSimCell& c : RunOrDie(sim, o)) {
+    SCOPED_TRACE(std::string(EccSchemeName(c.scheme)) + " " + FaultComboName(c.combo));
+    EXPECT_EQ(c.sdc, 0u);
+    if (c.combo.second || c.scheme == EccScheme::kRs18_16) {
+      EXPECT_EQ(c.due, c.trials);
+    } else {
+      EXPECT_EQ(c.dce, c.trials);
+    }
+  }
+}
+
+// Why Table 4's single pin and chip rows (DCE 100 %) cannot hold together
+// with its double-fault SDC: under the paper model, as under any model in
+// which chips put two symbols in a codeword, a lone pin or chip is two
+// wrong symbols, beyond single-symbol correction.
+TEST(FaultSimPaperModelTest, SinglePinAndChipAreDetectedNotCorrected) {
+  DramFaultSimulator sim;
+  FaultSimOptions o = PaperOptions(100'000, 6);
+  o.schemes = {EccScheme::kRs36_32};
+  for (FaultType t : {FaultType::kBit, FaultType::kPin, FaultType::kWord, FaultType::kChip}) {
+    o.combos.push_back({t, std::nullopt});
+  }
+  auto cells = RunOrDie(sim, o);
+  ASSERT_EQ(cells.size(), 4u);
+  EXPECT_EQ(cells[0].dce, cells[0].trials);  // bit
+  EXPECT_EQ(cells[1].due, cells[1].trials);  // pin: all 8 bits, 2 symbols per codeword
+  EXPECT_EQ(cells[2].dce, cells[2].trials);  // word
+  EXPECT_EQ(cells[3].due, cells[3].trials);  // chip: every symbol wrong
+}
+
+// Table 4's 0.0001 % for RS(36,32) pin + pin cannot arise with the Figure 5
+// layout, whatever a faulty pin does to its bits and whether or not the
+// decoder checks its locator: every pin + pin error one codeword can hold
+// (two chips, a pin each, any nonzero flips of its 4 bits there), tried
+// exhaustively, is flagged.
+TEST(FaultSimPaperModelTest, PinPlusPinIsNeverSilentExhaustively) {
+  DramFaultSimulator sim;
+  uint64_t patterns = 0;
+  for (int c0 = 0; c0 < 18; ++c0) {
+    for (int c1 = 0; c1 < 18; ++c1) {
+      if (c0 == c1) continue;
+      for (int p0 = 0; p0 < kPins; ++p0) {
+        for (int p1 = 0; p1 < kPins; ++p1) {
+          for (uint32_t f0 = 1; f0 < 16; ++f0) {
+            for (uint32_t f1 = 1; f1 < 16; ++f1) {
+              auto pin = [](uint32_t beats, int p) {
+                uint32_t v = 0;
+                for (int b = 0; b < 4; ++b) v |= (beats >> b & 1) << (4 * b + p);
+                return v;
+              };
+              FaultPattern pattern{2, {c0, c1}, {pin(f0, p0), pin(f1, p1)}};
+              for (FaultModel m : {FaultModel::kCairn, FaultModel::kPaper}) {
+                ASSERT_EQ(sim.Evaluate(EccScheme::kRs36_32, pattern, m), AccessOutcome::kDue)
+                    << c0 << " " << c1 << " " << p0 << " " << p1 << " " << f0 << " " << f1;
+              }
+              ++patterns;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(patterns, 18u * 17 * 16 * 225);
 }
 
 TEST(FaultSimTest, RejectsBadOptions) {

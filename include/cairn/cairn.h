@@ -238,6 +238,9 @@ typedef struct cairn_restart_info {
   double seconds;           /* time inside the call on this rank */
   unsigned long long ecc_shards_corrected; /* shards of this rank's memory copy corrected
                                               from its ECC sidecar (tiers.memory.ecc) */
+  int parts_rebuilt;        /* parts of the restored version rebuilt from redundancy groups
+                               (lost nodes), in the whole job */
+  char redundancy[16];      /* their scheme: "partner", "xor", "rs"; "" if none was rebuilt */
 } cairn_restart_info;
 
 #define CAIRN_RESTART_INFO_INIT CAIRN_SIZED_INIT_(cairn_restart_info)

@@ -199,6 +199,8 @@ void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_inf
   w.Set(&Info::bytes, r.bytes);
   w.Set(&Info::seconds, r.seconds);
   w.Set(&Info::ecc_shards_corrected, r.ecc_shards_corrected);
+  w.Set(&Info::parts_rebuilt, r.parts_rebuilt);
+  w.SetText(&Info::redundancy, r.redundancy);
 }
 
 void FillWaitInfo(const DrainCounts& d, SizedStructWriter<cairn_wait_info>& w) {

@@ -41,6 +41,10 @@ class SingleComm final : public Comm {
 
 }  // namespace
 
+Result<std::unique_ptr<Comm>> Comm::DupForThread() {
+  return Error(Code::kUnsupported, "this communicator cannot be used from two threads at once");
+}
+
 Result<int64_t> Comm::Min(int64_t value) {
   std::vector<int64_t> v{value};
   CAIRN_RETURN_IF_ERROR(AllreduceMin(v));

@@ -55,6 +55,13 @@ class Comm {
   virtual Status SendRecv(int dest, std::span<const uint8_t> send, int source,
                           std::span<uint8_t> recv) = 0;
 
+  // A communicator over the same ranks and (virtual) nodes whose messages
+  // never mix with this one's, for use by another thread while this one is
+  // in use (redundancy parity is encoded on Cairn's flusher thread).
+  // Collective. kUnsupported when two threads cannot communicate at once:
+  // MPI initialised below MPI_THREAD_MULTIPLE, and the in-process comms.
+  virtual Result<std::unique_ptr<Comm>> DupForThread();
+
   // Convenience over AllreduceMin.
   Result<int64_t> Min(int64_t value);
   Result<int64_t> Max(int64_t value);

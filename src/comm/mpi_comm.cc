@@ -66,6 +66,27 @@ class MpiComm final : public Comm {
     return Status::Ok();
   }
 
+  Result<std::unique_ptr<Comm>> DupForThread() override {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      return Error(Code::kUnsupported,
+                   "MPI was initialised with thread level {} (MPI_THREAD_MULTIPLE is {}): only "
+                   "one thread may communicate",
+                   provided, static_cast<int>(MPI_THREAD_MULTIPLE));
+    }
+    MPI_Comm dup;
+    CAIRN_MPI(MPI_Comm_dup(comm_, &dup), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    auto copy = std::make_unique<MpiComm>(dup);
+    CAIRN_MPI(MPI_Comm_dup(node_comm_, &copy->node_comm_), "MPI_Comm_dup (node)");
+    MPI_Comm_set_errhandler(copy->node_comm_, MPI_ERRORS_RETURN);
+    copy->node_ = node_;
+    copy->nodes_ = nodes_;
+    copy->ranks_on_node_ = ranks_on_node_;
+    return std::unique_ptr<Comm>(std::move(copy));
+  }
+
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int node() const override { return node_; }

@@ -1,5 +1,6 @@
 #include "format/manifest.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -29,6 +30,12 @@ Status CheckStoredNames(const Manifest& m, const FileEntry& f) {
                      m.rank, f.logical);
       }
       return Status::Ok();
+    case FileKind::kRedundancy:
+      if (f.name != ParityFileName(m.rank) || !f.logical.empty()) {
+        return Error(Code::kCorrupt, "redundancy parity file '{}' is not rank {}'s", f.name,
+                     m.rank);
+      }
+      return Status::Ok();
     case FileKind::kParity:
       CAIRN_RETURN_IF_ERROR(ValidateName("parity file name", f.name));
       if (f.name.compare(0, prefix.size(), prefix) != 0 || !f.logical.empty()) {
@@ -37,6 +44,36 @@ Status CheckStoredNames(const Manifest& m, const FileEntry& f) {
       return Status::Ok();
   }
   return Error(Code::kCorrupt, "bad file kind {}", static_cast<int>(f.kind));
+}
+
+// The redundancy record (format 3), after the file list: a scheme byte (0:
+// none), then group, members and parity rows. It and a kRedundancy file
+// come together or not at all.
+Status DecodeRedundancy(ByteReader& r, Manifest* m) {
+  const uint8_t scheme = r.U8();
+  if (scheme != 0) {
+    if (scheme > static_cast<uint8_t>(ParityScheme::kRs)) {
+      return Error(Code::kCorrupt, "unknown redundancy scheme {}", scheme);
+    }
+    Manifest::Redundancy red;
+    red.scheme = static_cast<ParityScheme>(scheme);
+    red.group = r.U32();
+    red.members = r.U32();
+    red.parity_rows = r.U32();
+    if (red.members < 2 || red.members > kMaxParityMembers || red.parity_rows < 1 ||
+        red.parity_rows >= red.members) {
+      return Error(Code::kCorrupt, "redundancy group of {} members with {} parity rows",
+                   red.members, red.parity_rows);
+    }
+    m->redundancy = red;
+  }
+  const bool listed = std::any_of(m->files.begin(), m->files.end(), [](const FileEntry& f) {
+    return f.kind == FileKind::kRedundancy;
+  });
+  if (listed != m->redundancy.has_value()) {
+    return Error(Code::kCorrupt, "redundancy record and parity file disagree");
+  }
+  return Status::Ok();
 }
 
 Status CheckIdentity(const Manifest& m) {
@@ -79,6 +116,14 @@ std::string Manifest::Encode() const {
       for (uint32_t crc : e.crcs) w.U32(crc);
     }
   }
+  w.U8(redundancy ? static_cast<uint8_t>(redundancy->scheme) : 0);
+  if (redundancy) {
+    w.U32(redundancy->group);
+    w.U32(redundancy->members);
+    w.U32(redundancy->parity_rows);
+  }
+  w.U32(static_cast<uint32_t>(references.size()));
+  for (int64_t v : references) w.I64(v);
   w.U32(Crc32c(w.data().data(), w.data().size()));
   return std::move(w.data());
 }
@@ -92,7 +137,7 @@ Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& ori
   ByteReader r(std::string_view(bytes).substr(0, bytes.size() - 4));
   if (r.Bytes(8) != std::string(kManifestMagic, 8)) return corrupt("bad magic");
   const uint32_t format = r.U32();
-  if (format != 1 && format != kManifestFormatVersion) return corrupt("unknown format version");
+  if (format < 1 || format > kManifestFormatVersion) return corrupt("unknown format version");
   if (r.U32() != kBlockSize) return corrupt("unsupported block size");
   Manifest m;
   m.version = r.I64();
@@ -130,6 +175,19 @@ Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& ori
     if (Status s = CheckStoredNames(m, f); !s.ok()) return corrupt(s.message().c_str());
     if (!names.insert(f.name).second) return corrupt("a file is listed twice");
     m.files.push_back(std::move(f));
+  }
+  if (!r.ok()) return corrupt("truncated");
+  if (format >= 3) {
+    if (Status s = DecodeRedundancy(r, &m); !s.ok()) return corrupt(s.message().c_str());
+    const uint32_t references = r.U32();
+    if (references > r.remaining() / 8) return corrupt("truncated references");
+    for (uint32_t i = 0; i < references; ++i) {
+      const int64_t v = r.I64();
+      if (v < 0 || v >= m.version || (!m.references.empty() && v <= m.references.back())) {
+        return corrupt("bad referenced version");
+      }
+      m.references.push_back(v);
+    }
   }
   if (!r.ok()) return corrupt("truncated");
   if (r.remaining() != 0) return corrupt("trailing bytes");

@@ -7,16 +7,19 @@
 #define CAIRN_FORMAT_MANIFEST_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "format/parity_layout.h"
 
 namespace cairn {
 
 inline constexpr char kManifestMagic[8] = {'C', 'A', 'I', 'R', 'N', 'M', 'A', 'N'};
-// Version 2 added run_id; version 1 manifests are still read (run_id 0).
-inline constexpr uint32_t kManifestFormatVersion = 2;
+// Version 2 added run_id, version 3 the redundancy record; older manifests
+// are still read (run_id 0, no redundancy).
+inline constexpr uint32_t kManifestFormatVersion = 3;
 
 // A byte range of a file and the CRC32C of each kBlockSize block in it.
 struct Extent {
@@ -27,7 +30,9 @@ struct Extent {
 
 // kParity: a memory-tier part's ECC sidecar (docs/format.md "ECC sidecar");
 // it stays on the tier that wrote it: drains leave it out.
-enum class FileKind : uint8_t { kPart = 0, kRouted = 1, kParity = 2 };
+// kRedundancy: the rank's share of its redundancy group's parity
+// (rNNNNNN.parity, format/parity_layout.h); node-local tiers only.
+enum class FileKind : uint8_t { kPart = 0, kRouted = 1, kParity = 2, kRedundancy = 3 };
 
 struct FileEntry {
   FileKind kind = FileKind::kPart;
@@ -49,6 +54,22 @@ struct Manifest {
   uint64_t run_id = 0;
   double created = 0;  // wall-clock seconds since the epoch
   std::vector<FileEntry> files;
+  // Cross-node redundancy (docs/redundancy.md): set exactly when files
+  // list a kRedundancy file. The manifest is rewritten with it only after
+  // every member of every group has committed its parity, so a copy whose
+  // manifest says so is protected; one that does not, is not (yet).
+  struct Redundancy {
+    ParityScheme scheme = ParityScheme::kXor;
+    uint32_t group = 0;        // the group's number in the job
+    uint32_t members = 0;      // ranks in the group
+    uint32_t parity_rows = 0;  // rows each member stores
+  };
+  std::optional<Redundancy> redundancy;
+  // Deduplication (docs/dedup.md): the older versions whose copies the
+  // pages of this version refer to, on any rank of the job (the same list
+  // in every rank's manifest), ascending. Retention keeps them while this
+  // version is kept. Format 3; empty in older manifests.
+  std::vector<int64_t> references;
 
   std::string Encode() const;
   uint64_t DataBytes() const;  // sum of file sizes

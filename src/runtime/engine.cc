@@ -128,6 +128,8 @@ Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const
                          PlacementController::Open(engine->comm_.get(), engine->config_, env, clock,
                                                    engine->tier(TierKind::kMemory),
                                                    engine->tier(TierKind::kSsd)));
+  CAIRN_ASSIGN_OR_RETURN(engine->redundancy_,
+                         EngineRedundancy::Open(*engine->comm_, engine->config_.redundancy));
   engine->ResumeAbandonedDrains();
   return engine;
 }

@@ -25,6 +25,7 @@
 #include "env/env.h"
 #include "format/manifest.h"
 #include "runtime/ecc_sidecar.h"
+#include "runtime/engine_redundancy.h"
 #include "runtime/engine_dedup.h"
 #include "runtime/part_io.h"
 #include "policy/interval_advisor.h"
@@ -60,6 +61,10 @@ struct RestartReport {
   // Shards of this rank's memory-tier parts corrected from their ECC
   // sidecars during this restart.
   uint64_t ecc_shards_corrected = 0;
+  // Parts of the restored version rebuilt from redundancy groups before
+  // the restore, in the whole job, and the scheme ("" when none were).
+  int parts_rebuilt = 0;
+  std::string redundancy;
 };
 
 // What the background drains did between two waits (cairn_checkpoint_wait).
@@ -303,6 +308,33 @@ class Engine {
                            const FileEntry& part, const FileEntry& parity, const Status& cause);
   uint64_t ecc_shards_corrected_ GUARDED_BY(mu_) = 0;
   // (end of ECC sidecar)
+
+  // Cross-node redundancy (engine_redundancy_steps.cc; docs/redundancy.md).
+  // Encodes the version just committed on tier `kind` with its groups, on
+  // the flusher thread or (redundancy.sync, or no thread of its own for
+  // MPI) now, collecting a failure in sync_errors. Pins the copy meanwhile.
+  void ScheduleProtection(TierKind kind, const std::string& name, int64_t version,
+                          std::vector<Status>* sync_errors);
+  Status ProtectPinned(TierKind kind, const std::string& name, int64_t version);
+  // Collective, before a restart agrees on a version: rebuilds the newest
+  // protected version <= max_version (any when negative) that some rank
+  // has no node-local copy of, from the groups, and writes the rebuilt
+  // copies back; older versions are tried while a rebuild fails. Errors
+  // only when the ranks cannot communicate; a rebuild that failed is
+  // logged and kept in last_rebuild_error_.
+  Status RebuildLostCopies(const std::string& name, int64_t max_version);
+  // The newest version <= max_version this rank holds protected on a
+  // node-local tier, or kNone.
+  int64_t NewestProtected(const std::string& name, int64_t max_version) REQUIRES(mu_);
+  std::unique_ptr<EngineRedundancy> redundancy_;
+  // The last rebuild (of any version of last_rebuild_.name), reported by
+  // the restart that restores that version.
+  struct LastRebuild {
+    std::string name;
+    RebuildSummary summary;
+  };
+  LastRebuild last_rebuild_;
+  Status last_rebuild_error_;
 
   // Deduplication ([dedup]; engine_dedup*.cc, docs/dedup.md); null when off.
   // Collective: plans this version's pages before it is written.

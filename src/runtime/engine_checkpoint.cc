@@ -162,9 +162,13 @@ Status Engine::CopyVersionDown(TierKind from, TierKind to, const std::string& na
     const FileEntry* parity = FindParityEntry(m);
     Manifest drained = m;
     drained.files.clear();
+    // Redundancy parity goes along to node-local tiers only: the pfs is no
+    // node's failure domain.
+    if (to == TierKind::kPfs) drained.redundancy.reset();
     for (const auto& f : m.files) {
       // The ECC sidecar stays on the memory tier: lower tiers use no ecc.
       if (f.kind == FileKind::kParity) continue;
+      if (f.kind == FileKind::kRedundancy && !drained.redundancy) continue;
       Status copied = part_size_wrong && f.kind == FileKind::kPart
                           ? Error(Code::kCorrupt, "'{}' has the wrong size", f.name)
                           : CopyBetweenTiers(*src, *dst, name, version, f);
@@ -473,12 +477,15 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
   }
   CAIRN_RETURN_IF_ERROR(ApplyRetention(name, version).status());
   std::vector<Status> sync_errors;
+  // Protection first: drains then carry the parity to other node-local tiers.
+  ScheduleProtection(kind, name, version, &sync_errors);
   ScheduleDrains(kind, name, version, &sync_errors);
-  // A synchronous drain is part of the call: its failure anywhere is the
-  // call's failure everywhere.
+  // A synchronous drain or encode is part of the call: its failure anywhere
+  // is the call's failure everywhere.
   CAIRN_RETURN_IF_ERROR(comm_->Agree(sync_errors.empty() ? Status::Ok() : sync_errors.front())
                             .Annotate(fmt::format("checkpoint '{}' version {} committed on {}, "
-                                                  "but its synchronous drain failed",
+                                                  "but its synchronous drain or redundancy "
+                                                  "encode failed",
                                                   name, version, TierKindName(kind))));
   Log(LogLevel::kInfo, "checkpoint '{}' version {} committed on {} ({})", name, version,
       TierKindName(kind), report->reason);

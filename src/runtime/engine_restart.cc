@@ -189,6 +189,9 @@ Status Engine::OtherJobSizeError(RestartCopies& copies) {
 
 Result<int64_t> Engine::RestartTest(const std::string& name, int64_t max_version) {
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateName("checkpoint name", name)));
+  // A version whose lost copies its groups can rebuild is recoverable:
+  // rebuilt now, so that the agreement finds it.
+  CAIRN_RETURN_IF_ERROR(RebuildLostCopies(name, max_version));
   RestartCopies copies(*this, name);
   CAIRN_ASSIGN_OR_RETURN(AgreedVersion agreed, AgreeOnVersion(copies, max_version));
   if (agreed.version == kNone) CAIRN_RETURN_IF_ERROR(OtherJobSizeError(copies));
@@ -381,6 +384,9 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
   RestartReport report;
   report.requested = version;
   uint64_t corrected_before = ecc_shards_corrected();
+  // Lost node-local copies come back from the redundancy groups first, then
+  // the fastest valid copy of each rank is restored as usual.
+  CAIRN_RETURN_IF_ERROR(RebuildLostCopies(name, version));
   RestartCopies copies(*this, name);
   CAIRN_ASSIGN_OR_RETURN(AgreedVersion agreed, AgreeOnVersion(copies, version));
   if (agreed.version == kNone) CAIRN_RETURN_IF_ERROR(OtherJobSizeError(copies));
@@ -430,6 +436,10 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
       CAIRN_RETURN_IF_ERROR(MeasureRollback(copies, staged.created, &report));
       report.seconds = clock_->MonotonicSeconds() - start;
       report.ecc_shards_corrected = ecc_shards_corrected() - corrected_before;
+      if (last_rebuild_.name == name && last_rebuild_.summary.version == v) {
+        report.parts_rebuilt = last_rebuild_.summary.parts_rebuilt;
+        report.redundancy = last_rebuild_.summary.scheme;
+      }
       interval_.OnRestart(report.seconds);
       Log(LogLevel::kInfo,
           "restart: '{}' version {} from tier {} ({} bytes, {:.3f} s); newest version {}, "
@@ -446,6 +456,11 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
   }
   // MISMATCH only when no copy of any version fits the protected regions.
   if (!mismatch.ok() && cause.code() == Code::kNotFound) return mismatch;
+  if (!last_rebuild_error_.ok()) {
+    // Which nodes were lost, and what the scheme survives.
+    return Error(cause.code(), "no recoverable version <= {} of checkpoint '{}' (last cause: {}; "
+                 "{})", version, name, cause.message(), last_rebuild_error_.message());
+  }
   // The last cause keeps its code (a rank's CORRUPT, IO or NOT_FOUND), so
   // that every rank reports what the failing rank found.
   return Error(cause.code(), "no recoverable version <= {} of checkpoint '{}' (last cause: {})",

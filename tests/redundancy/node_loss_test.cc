@@ -1,0 +1,304 @@
+// node_loss_test: a job loses whole virtual nodes — every node-local tier
+// of them, memory and ssd — and restarts (docs/redundancy.md).
+//
+//   mpirun -np R node_loss_test --scheme xor --ranks-per-node 2 --lose 1
+//          [--parity M] [--pfs] [--sync] [--corrupt-parity] [--second-loss]
+//          [--expect rebuilt|pfs|error] [--seed N]
+//
+// Run 1 protects a buffer per rank (sizes differ by rank), checkpoints
+// versions 1..K (K random, from the seed) and finalizes. Rank 0 then
+// deletes the node-local directories of --lose random virtual nodes (and,
+// with --corrupt-parity, flips a byte in the parity files of a survivor of
+// a lost rank's group). Run 2 restarts and expects:
+//   rebuilt  version K restored bit for bit, the lost ranks' parts rebuilt
+//            from their groups and written back with their parity (with
+//            --second-loss, another node is then lost and run 3 restarts
+//            from what run 2 wrote back);
+//   pfs      version K restored from the pfs, nothing rebuilt;
+//   error    no version recoverable, an error naming what the scheme
+//            survives, and the protected buffer untouched.
+// Prints the seed; exits 0 when every rank passed.
+#include <mpi.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cairn/cairn.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::string scheme = "xor";
+  int ranks_per_node = 1;
+  int parity = 2;
+  int lose = 1;
+  bool pfs = false;
+  bool sync = false;
+  bool corrupt_parity = false;
+  bool second_loss = false;
+  std::string expect = "rebuilt";
+  unsigned seed = 1;
+};
+
+int g_rank = 0;
+int g_size = 1;
+int g_failures = 0;
+
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      std::fprintf(stderr, "rank %d: FAILED %s: ", g_rank, #cond);     \
+      std::fprintf(stderr, __VA_ARGS__);                              \
+      std::fprintf(stderr, "\n");                                     \
+      ++g_failures;                                                   \
+    }                                                                 \
+  } while (0)
+
+Options Parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--scheme") o.scheme = next();
+    else if (a == "--ranks-per-node") o.ranks_per_node = std::atoi(next().c_str());
+    else if (a == "--parity") o.parity = std::atoi(next().c_str());
+    else if (a == "--lose") o.lose = std::atoi(next().c_str());
+    else if (a == "--pfs") o.pfs = true;
+    else if (a == "--sync") o.sync = true;
+    else if (a == "--corrupt-parity") o.corrupt_parity = true;
+    else if (a == "--second-loss") o.second_loss = true;
+    else if (a == "--expect") o.expect = next();
+    else if (a == "--seed") o.seed = static_cast<unsigned>(std::atoi(next().c_str()));
+  }
+  return o;
+}
+
+// This rank's checkpoint content of `version`: deterministic in (seed,
+// rank, version), of a size that differs by rank (groups pad to the
+// largest part).
+std::vector<uint8_t> Content(const Options& o, int rank, int version) {
+  std::vector<uint8_t> out(300000 + static_cast<size_t>(rank) * 4099);
+  std::mt19937_64 gen(o.seed * 1000003ull + rank * 7919ull + static_cast<uint64_t>(version));
+  for (size_t i = 0; i + 8 <= out.size(); i += 8) {
+    uint64_t w = gen();
+    std::memcpy(&out[i], &w, 8);
+  }
+  return out;
+}
+
+std::string g_dir;  // shared by all ranks
+std::string g_shm;  // the memory tiers
+
+std::string WriteConfig(const Options& o) {
+  std::string path = g_dir + "/cairn.toml";
+  if (g_rank == 0) {
+    std::ofstream f(path);
+    f << "[general]\ndir = \"" << g_dir << "\"\n"
+      << "[tiers.memory]\npath = \"" << g_shm << "/{node}\"\n"
+      << "[tiers.ssd]\npath = \"" << g_dir << "/ssd/{node}\"\n"
+      << "[tiers.pfs]\nenabled = " << (o.pfs ? "true" : "false") << "\npath = \"" << g_dir
+      << "/pfs\"\n"
+      << "[topology]\nranks_per_node = " << o.ranks_per_node << "\n"
+      << "[redundancy]\nscheme = \"" << o.scheme << "\"\nparity = " << o.parity
+      << "\nsync = " << (o.sync ? "true" : "false") << "\n";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return path;
+}
+
+void Check(int rc, const char* what) {
+  if (rc != CAIRN_SUCCESS) {
+    std::fprintf(stderr, "rank %d: %s failed: %s\n", g_rank, what, cairn_error_message(CAIRN_LAST_ERROR));
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
+
+// Run 1: versions 1..k of this rank's content, then a clean finalize.
+void WriteVersions(const Options& o, const std::string& config, int k) {
+  Check(cairn_init(MPI_COMM_WORLD, config.c_str()), "cairn_init");
+  std::vector<uint8_t> buf = Content(o, g_rank, 1);
+  Check(cairn_protect(0, buf.data(), buf.size(), 1), "cairn_protect");
+  for (int v = 1; v <= k; ++v) {
+    std::vector<uint8_t> next = Content(o, g_rank, v);
+    std::memcpy(buf.data(), next.data(), buf.size());
+    Check(cairn_checkpoint("state", v), "cairn_checkpoint");
+  }
+  Check(cairn_checkpoint_wait(), "cairn_checkpoint_wait");
+  Check(cairn_finalize(), "cairn_finalize");
+}
+
+// Rank 0 removes every node-local directory of the given nodes.
+void LoseNodes(const std::set<int>& nodes) {
+  if (g_rank == 0) {
+    for (int n : nodes) {
+      fs::remove_all(g_shm + "/" + std::to_string(n));
+      fs::remove_all(g_dir + "/ssd/" + std::to_string(n));
+      std::printf("lost virtual node %d (memory and ssd)\n", n);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// Flips a byte in the last row of rank r's parity files of every version
+// on every node-local tier of its node.
+void CorruptParity(int r, int ranks_per_node) {
+  char file[32];
+  std::snprintf(file, sizeof(file), "r%06d.parity", r);
+  const std::string node = std::to_string(r / ranks_per_node);
+  for (const std::string& root : {g_shm + "/" + node, g_dir + "/ssd/" + node}) {
+    if (!fs::exists(root + "/state")) continue;
+    for (const auto& v : fs::directory_iterator(root + "/state")) {
+      fs::path p = v.path() / file;
+      if (!fs::exists(p)) continue;
+      std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(-5, std::ios::end);
+      char c = 0;
+      f.read(&c, 1);
+      c ^= 0x5a;
+      f.seekp(-5, std::ios::end);
+      f.write(&c, 1);
+      std::printf("corrupted %s\n", p.c_str());
+    }
+  }
+}
+
+// A restart that must succeed with version k; returns the report.
+cairn_restart_info RestartAndCompare(const Options& o, const std::string& config, int k) {
+  Check(cairn_init(MPI_COMM_WORLD, config.c_str()), "cairn_init");
+  std::vector<uint8_t> buf(Content(o, g_rank, k).size(), 0);
+  Check(cairn_protect(0, buf.data(), buf.size(), 1), "cairn_protect");
+  int found = cairn_restart_test("state", -1);
+  CHECK(found == k, "restart_test found version %d, expected %d", found, k);
+  int rc = cairn_restart("state", k);
+  CHECK(rc == CAIRN_SUCCESS, "restart: %s", cairn_error_message(CAIRN_LAST_ERROR));
+  cairn_restart_info info = CAIRN_RESTART_INFO_INIT;
+  if (rc == CAIRN_SUCCESS) {
+    Check(cairn_last_restart(&info), "cairn_last_restart");
+    CHECK(buf == Content(o, g_rank, k), "restored bytes differ from version %d's", k);
+  }
+  Check(cairn_finalize(), "cairn_finalize");
+  return info;
+}
+
+// A restart that must fail, leaving the protected buffer as it was.
+void RestartMustFail(const Options& o, const std::string& config) {
+  Check(cairn_init(MPI_COMM_WORLD, config.c_str()), "cairn_init");
+  std::vector<uint8_t> buf(Content(o, g_rank, 1).size(), 0xab);
+  Check(cairn_protect(0, buf.data(), buf.size(), 1), "cairn_protect");
+  int found = cairn_restart_test("state", -1);
+  CHECK(found == -1, "restart_test found version %d beyond the scheme's tolerance", found);
+  int rc = cairn_restart("state", 1000);
+  std::string message = cairn_error_message(CAIRN_LAST_ERROR);
+  CHECK(rc != CAIRN_SUCCESS && message.find("survives") != std::string::npos,
+        "the error does not say what the scheme survives: %s", message.c_str());
+  if (g_rank == 0) std::printf("restart failed as expected: %s\n", message.c_str());
+  bool untouched = true;
+  for (uint8_t b : buf) untouched &= b == 0xab;
+  CHECK(untouched, "a failed restart wrote into protected memory");
+  Check(cairn_finalize(), "cairn_finalize");
+}
+
+// The nodes to lose: `count` distinct ones, from the seed.
+std::set<int> PickNodes(std::mt19937& gen, int nodes, int count, const std::set<int>& avoid) {
+  std::set<int> out;
+  while (static_cast<int>(out.size()) < count) {
+    int n = static_cast<int>(gen() % static_cast<unsigned>(nodes));
+    if (!avoid.count(n)) out.insert(n);
+  }
+  return out;
+}
+
+int LostRanks(const std::set<int>& nodes, int ranks_per_node) {
+  int lost = 0;
+  for (int r = 0; r < g_size; ++r) lost += nodes.count(r / ranks_per_node) > 0;
+  return lost;
+}
+
+void CheckRebuilt(const Options& o, const cairn_restart_info& info, const std::set<int>& lost) {
+  CHECK(info.parts_rebuilt == LostRanks(lost, o.ranks_per_node),
+        "%d parts rebuilt, %d ranks were lost", info.parts_rebuilt,
+        LostRanks(lost, o.ranks_per_node));
+  CHECK(o.scheme == info.redundancy, "rebuilt with '%s', configured '%s'", info.redundancy,
+        o.scheme.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  Options o = Parse(argc, argv);
+  char dir[256] = {};
+  char shm[256] = {};
+  if (g_rank == 0) {
+    std::snprintf(dir, sizeof(dir), "/tmp/cairn-node-loss-XXXXXX");
+    std::snprintf(shm, sizeof(shm), "/dev/shm/cairn-node-loss-XXXXXX");
+    if (!mkdtemp(dir) || !mkdtemp(shm)) MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Bcast(shm, sizeof(shm), MPI_CHAR, 0, MPI_COMM_WORLD);
+  g_dir = dir;
+  g_shm = shm;
+  const int nodes = (g_size + o.ranks_per_node - 1) / o.ranks_per_node;
+  std::mt19937 gen(o.seed);
+  const int k = 2 + static_cast<int>(gen() % 3);  // versions 1..k, k in 2..4
+  if (g_rank == 0) {
+    std::printf("node_loss_test: seed %u, %d ranks on %d virtual nodes, scheme %s, %d version(s), "
+                "losing %d node(s), expecting '%s'\n",
+                o.seed, g_size, nodes, o.scheme.c_str(), k, o.lose, o.expect.c_str());
+  }
+  const std::string config = WriteConfig(o);
+  WriteVersions(o, config, k);
+  std::set<int> lost = PickNodes(gen, nodes, o.lose, {});
+  LoseNodes(lost);
+  if (o.corrupt_parity && g_rank == 0) {
+    // A survivor of the first lost rank's group: the next node's rank at
+    // the same position (groups are columns of the nodes).
+    int victim = (*lost.begin() * o.ranks_per_node + o.ranks_per_node) % g_size;
+    while (lost.count(victim / o.ranks_per_node)) victim = (victim + o.ranks_per_node) % g_size;
+    CorruptParity(victim, o.ranks_per_node);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (o.expect == "error") {
+    RestartMustFail(o, config);
+  } else {
+    cairn_restart_info info = RestartAndCompare(o, config, k);
+    if (o.expect == "rebuilt") {
+      CheckRebuilt(o, info, lost);
+    } else {
+      CHECK(info.parts_rebuilt == 0, "%d parts rebuilt, the pfs copy was expected",
+            info.parts_rebuilt);
+    }
+    if (o.second_loss) {
+      // What run 2 wrote back is protected again: losing another node
+      // is survived the same way.
+      std::set<int> again = PickNodes(gen, nodes, o.lose, lost);
+      LoseNodes(again);
+      cairn_restart_info second = RestartAndCompare(o, config, k);
+      CheckRebuilt(o, second, again);
+    }
+  }
+  int failures = 0;
+  MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0) {
+    fs::remove_all(g_dir);
+    fs::remove_all(g_shm);
+    std::printf("%s (seed %u)\n", failures == 0 ? "PASS" : "FAIL", o.seed);
+  }
+  MPI_Finalize();
+  return failures == 0 ? 0 : 1;
+}

@@ -14,7 +14,8 @@ install(TARGETS cairn_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # MPI's lib/ on Debian).
 set_target_properties(cairn cairn_cli PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 set_target_properties(cairn_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
-install(FILES include/cairn/cairn.h include/cairn/cairn.hpp
+install(FILES include/cairn/cairn.h include/cairn/cairn.hpp include/cairn/pmem.h
+              include/cairn/pmem.hpp
               ${PROJECT_BINARY_DIR}/include/cairn/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn)
 

@@ -13,6 +13,8 @@
 #include <string>
 
 #include "api/entry_hook.h"
+#include "api/guard.h"
+#include "api/sized_struct.h"
 #include "base/config.h"
 #include "base/mutex.h"
 #include "base/status.h"
@@ -123,56 +125,6 @@ int WithEngine(const char* call, Fn&& fn) {
   });
 }
 
-// Copies text into a fixed char array, truncated and always terminated.
-template <size_t N>
-void CopyText(const std::string& text, char (&out)[N]) {
-  size_t n = std::min(text.size(), N - 1);
-  std::memcpy(out, text.data(), n);
-  out[n] = '\0';
-}
-
-// Fills a caller's struct by the ABI rule of cairn.h: only fields that lie
-// whole within the caller's `size` are written, so a caller built against
-// an older, shorter struct never has a byte written past its end.
-template <typename Struct>
-class SizedStructWriter {
- public:
-  // kInvalidArgument unless out can hold `size` and the first field after it.
-  template <typename First>
-  static Result<SizedStructWriter> Open(const char* call, Struct* out, First Struct::*first) {
-    if (out == nullptr) return NullArgument(call, "info");
-    SizedStructWriter writer(out);
-    size_t least = writer.EndOf(first);
-    if (out->size < least) {
-      return Error(Code::kInvalidArgument,
-                   "{}: info->size is {}, at least {} needed (initialize the struct with its "
-                   "_INIT macro)",
-                   call, out->size, least);
-    }
-    return writer;
-  }
-
-  template <typename Field, typename Value>
-  void Set(Field Struct::*field, const Value& value) {
-    if (EndOf(field) <= out_->size) out_->*field = static_cast<Field>(value);
-  }
-  template <size_t N>
-  void SetText(char (Struct::*field)[N], const std::string& text) {
-    if (EndOf(field) <= out_->size) CopyText(text, out_->*field);
-  }
-
- private:
-  explicit SizedStructWriter(Struct* out) : out_(out) {}
-  template <typename Field>
-  size_t EndOf(Field Struct::*field) const {
-    auto offset = reinterpret_cast<const char*>(&(out_->*field)) -
-                  reinterpret_cast<const char*>(out_);
-    return static_cast<size_t>(offset) + sizeof(Field);
-  }
-
-  Struct* out_;
-};
-
 void FillCheckpointInfo(const CheckpointReport& r, SizedStructWriter<cairn_checkpoint_info>& w) {
   using Info = cairn_checkpoint_info;
   bool skipped = r.placement == Placement::kSkip;
@@ -256,6 +208,17 @@ int Checkpoint(const char* call, const char* name, int version, unsigned flags) 
 }
 
 }  // namespace
+
+namespace api {
+// api/guard.h: the guard and last error above, for the other api/ files.
+int GuardedCall(const char* call, const std::function<int()>& body) noexcept {
+  return Guarded(call, body);
+}
+int FinishCall(const char* call, const Status& s) {
+  if (call != nullptr) return Finish(call, s);
+  return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s);
+}
+}  // namespace api
 }  // namespace cairn
 
 using cairn::Engine;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +17,17 @@
 
 namespace cairn {
 namespace {
+
+// File systems whose pages are the memory itself: msync has nothing to
+// write back there (tmpfs, ramfs; /dev/shm stands in for pmem on machines
+// without it).
+constexpr long kTmpfsMagic = 0x01021994;
+constexpr long kRamfsMagic = 0x858458f6;
+
+bool MemoryBacked(int fd) {
+  struct statfs fs;
+  return ::fstatfs(fd, &fs) == 0 && (fs.f_type == kTmpfsMagic || fs.f_type == kRamfsMagic);
+}
 
 // Opens (creating) path as a private regular file of exactly size bytes.
 Result<int> OpenSized(const std::string& path, uint64_t size) {
@@ -96,6 +108,7 @@ Result<std::unique_ptr<PmemMap>> PmemMap::MapFd(int fd, const std::string& path,
   std::unique_ptr<PmemMap> m(new PmemMap);
   m->path_ = path;
   m->size_ = size;
+  m->memory_backed_ = MemoryBacked(fd);
 #if defined(CAIRN_HAVE_LIBPMEM2)
   auto mapped = MapWithPmem2(fd, path);
   ::close(fd);  // the mapping keeps the file
@@ -129,7 +142,7 @@ PmemMap::~PmemMap() {
 }
 
 Status PmemMap::PersistMedium(const void* addr, uint64_t n) const {
-  if (is_pmem_ || n == 0) return Status::Ok();
+  if (is_pmem_ || memory_backed_ || n == 0) return Status::Ok();
   // msync wants a page-aligned start.
   const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   uintptr_t begin = reinterpret_cast<uintptr_t>(addr) & ~(page - 1);
@@ -145,8 +158,8 @@ void WarnOnceNotPmem(const std::string& path, const char* granularity) {
   if (said.exchange(true)) return;
   Log(LogLevel::kWarn,
       "'{}' is not persistent memory (store granularity: {}): Cairn runs the same cache-flush "
-      "paths over it and adds msync; figures measured here are the code's cost, not a real "
-      "medium's (docs/pmem.md)",
+      "paths over it (and msync where a device backs the file); figures measured here are the "
+      "code's cost, not a real medium's (docs/pmem.md)",
       path, granularity);
 }
 

@@ -5,7 +5,8 @@
 // (granularity "page": durable only after msync). Cairn flushes cache lines
 // itself (pmem/flush.h) either way, so the same code runs on both; on an
 // ordinary file PersistMedium adds what the medium needs on top (libpmem2's
-// persist function, which is msync there).
+// persist function, which is msync there; nothing on tmpfs, which has no
+// device behind it).
 // Thread-safety: data() may be written from any thread; PersistMedium is
 // thread-safe.
 #ifndef CAIRN_ENV_PMEM_MAP_H_
@@ -41,8 +42,9 @@ class PmemMap {
   // without libpmem2.
   const char* granularity() const { return granularity_; }
   // What the medium needs beyond cache flushing for [addr, addr + n) of
-  // this mapping to be durable: nothing on persistent memory, msync on an
-  // ordinary file. kIo naming the path if msync fails.
+  // this mapping to be durable: nothing on persistent memory or on a file
+  // system of memory pages (tmpfs: nothing backs it), msync on an ordinary
+  // file. kIo naming the path if msync fails.
   Status PersistMedium(const void* addr, uint64_t n) const;
 
  private:
@@ -54,6 +56,7 @@ class PmemMap {
   uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
   bool is_pmem_ = false;
+  bool memory_backed_ = false;  // tmpfs or ramfs: no device to write back to
   const char* granularity_ = "page";
   void* pmem2_map_ = nullptr;  // struct pmem2_map*, when libpmem2 mapped it
   bool posix_mapped_ = false;  // mapped with mmap instead

@@ -70,7 +70,12 @@ Status EngineDedup::Plan(Comm& comm, const std::vector<Region>& regions, int64_t
   plan_.reset();
   Result<DedupPlan> plan = planner_.Plan(comm, *view_, version);
   if (plan.ok()) plan_ = std::move(plan).value();
-  CAIRN_RETURN_IF_ERROR(comm.Agree(plan.status()));
+  // Only the collective step can fail, and it agrees on its outcome; the
+  // other modes take no collective step here (each costs a round trip of
+  // every rank, dear on an oversubscribed node).
+  CAIRN_RETURN_IF_ERROR(plan.status());
+  references_.clear();
+  if (!settings_.incremental()) return Status::Ok();
   // The versions every rank's pages refer to: each copy's manifest lists
   // all of them, so that retention on any rank keeps what any rank needs.
   // A rank refers to at most full_every older versions.

@@ -93,8 +93,23 @@ TEST(VelocConfig, MapsKeysAndWarnsAboutTheRest) {
   EXPECT_EQ(Get<std::string>(*s, "tiers.pfs.flush"), "sync");
   EXPECT_EQ(Get<int64_t>(*s, "tiers.pfs.keep"), 1000000);
   EXPECT_EQ(Get<int64_t>(*s, "tiers.memory.keep"), 3);
-  EXPECT_TRUE(Warned(*s, path + ":6: 'ec_interval'"));
+  EXPECT_TRUE(Warned(*s, path + ":6: ec_interval = 10: Cairn encodes every version"));
   EXPECT_TRUE(Warned(*s, "unknown VeloC key 'foo'"));
+  s->ResolveRedundancy(3);
+  EXPECT_EQ(Get<std::string>(*s, "redundancy.scheme"), "xor");
+  EXPECT_EQ(s->redundancy(), "xor");
+}
+
+TEST(VelocConfig, ErasureCodingByDefaultExceptOnOneNodeOrWhenNegative) {
+  auto by_default = TranslateVelocConfig(WriteFile("scratch = /s\n"), "");
+  ASSERT_TRUE(by_default.ok());
+  by_default->ResolveRedundancy(1);  // VeloC: "Running on a single host, EC deactivated"
+  EXPECT_EQ(by_default->keys().count("redundancy.scheme"), 0u);
+  EXPECT_TRUE(Warned(*by_default, "needs ranks on at least 2 nodes, this job has 1"));
+  auto off = TranslateVelocConfig(WriteFile("scratch = /s\nec_interval = -1\n"), "");
+  ASSERT_TRUE(off.ok());
+  off->ResolveRedundancy(4);
+  EXPECT_EQ(off->keys().count("redundancy.scheme"), 0u);
 }
 
 TEST(VelocConfig, ErrorsNameTheKey) {
@@ -118,10 +133,26 @@ TEST(FtiConfig, LevelsIntervalsAndSectionWarnings) {
   EXPECT_EQ(Get<int64_t>(o->cairn, "topology.ranks_per_node"), 4);
   EXPECT_EQ(Get<std::string>(o->cairn, "tiers.ssd.path"), "/local/cairn/{node}");
   EXPECT_TRUE(Warned(o->cairn, "Cairn dedicates no head ranks"));
-  EXPECT_TRUE(Warned(o->cairn, "level 2 (partner copy)"));
   EXPECT_TRUE(Warned(o->cairn, "[basic]: no Cairn meaning, ignored: meta_dir"));
   EXPECT_TRUE(Warned(o->cairn, "[restart]"));
+  o->cairn.ResolveRedundancy(2);  // level 2: a partner copy
+  EXPECT_EQ(Get<std::string>(o->cairn, "redundancy.scheme"), "partner");
   EXPECT_FALSE(ReadFtiConfig(WriteFile("[basic]\nglbl_dir = /g\n")).ok());
+}
+
+TEST(FtiConfig, LevelThreeIsReedSolomonSurvivingHalfAGroup) {
+  std::string path = WriteFile("[basic]\nckpt_dir = /local\nckpt_l2 = 2\nckpt_l3 = 4\ngroup_size = 4\n");
+  auto o = ReadFtiConfig(path);
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  o->cairn.ResolveRedundancy(8);
+  EXPECT_EQ(Get<std::string>(o->cairn, "redundancy.scheme"), "rs");
+  EXPECT_EQ(Get<int64_t>(o->cairn, "redundancy.group_size"), 4);
+  EXPECT_EQ(Get<int64_t>(o->cairn, "redundancy.parity"), 2);
+  auto small = ReadFtiConfig(path);
+  small->cairn.ResolveRedundancy(3);  // the group is cut to the job's 3 nodes
+  EXPECT_EQ(Get<int64_t>(small->cairn, "redundancy.group_size"), 3);
+  EXPECT_EQ(Get<int64_t>(small->cairn, "redundancy.parity"), 1);
+  EXPECT_TRUE(Warned(small->cairn, "this job has 3"));
 }
 
 TEST(ScrConfig, FileThenEnvironment) {
@@ -140,7 +171,28 @@ TEST(ScrConfig, FileThenEnvironment) {
   EXPECT_EQ(Get<bool>(o->cairn, "tiers.pfs.enabled"), false);
   EXPECT_EQ(Get<std::string>(o->cairn, "tiers.ssd.path"), "/ssd/scr/cairn/{node}");
   EXPECT_EQ(Get<std::string>(o->cairn, "tiers.pfs.path"), "/prefix/.scr/cairn");
-  EXPECT_TRUE(Warned(o->cairn, "SCR_COPY_TYPE=XOR"));
+  o->cairn.ResolveRedundancy(2);
+  EXPECT_EQ(Get<std::string>(o->cairn, "redundancy.scheme"), "xor");
+}
+
+TEST(ScrConfig, CopyTypeAndSetSize) {
+  ScrConfigStore app;
+  ASSERT_TRUE(app.Apply("SCR_COPY_TYPE=RS").ok());
+  ASSERT_TRUE(app.Apply("SCR_SET_SIZE=4").ok());
+  auto rs = ReadScrOptions(app);
+  ASSERT_TRUE(rs.ok()) << rs.status().message();
+  rs->cairn.ResolveRedundancy(6);
+  EXPECT_EQ(Get<std::string>(rs->cairn, "redundancy.scheme"), "rs");
+  EXPECT_EQ(Get<int64_t>(rs->cairn, "redundancy.group_size"), 4);
+  EXPECT_EQ(Get<int64_t>(rs->cairn, "redundancy.parity"), 2);
+  ASSERT_TRUE(app.Apply("SCR_COPY_TYPE=SINGLE").ok());
+  auto single = ReadScrOptions(app);
+  single->cairn.ResolveRedundancy(6);
+  EXPECT_EQ(single->cairn.keys().count("redundancy.scheme"), 0u);
+  ASSERT_TRUE(app.Apply("SCR_COPY_TYPE=MIRROR").ok());
+  auto bad = ReadScrOptions(app);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("MIRROR"), std::string::npos);
 }
 
 TEST(LayoutJournal, FindsTheNewestRecordAtOrBelowAVersion) {

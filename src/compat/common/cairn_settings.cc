@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +36,58 @@ std::string CairnSettings::StateDir() const {
   auto dir = keys_.find("general.dir");
   if (dir != keys_.end()) return std::get<std::string>(dir->second) + "/cairn-compat";
   return (node_local_base_.empty() ? AbsolutePath(".") : node_local_base_) + "/cairn-compat";
+}
+
+void CairnSettings::RequestRedundancy(const std::string& scheme, int group_size, int parity,
+                                      const std::string& where) {
+  redundancy_request_ = RedundancyRequest{scheme, group_size, parity, where};
+}
+
+int CountNodes(MPI_Comm comm, int64_t ranks_per_node) {
+  if (comm == MPI_COMM_NULL) return 1;
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  if (ranks_per_node > 0) return static_cast<int>((size + ranks_per_node - 1) / ranks_per_node);
+  MPI_Comm host;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int host_rank = 0, leaders = 0;
+  MPI_Comm_rank(host, &host_rank);
+  int leader = host_rank == 0 ? 1 : 0;
+  MPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, comm);
+  MPI_Comm_free(&host);
+  return leaders;
+}
+
+// Cairn's groups without redundancy.group_size: one rank from each of up
+// to 8 nodes (docs/redundancy.md).
+constexpr int kCairnDefaultGroupNodes = 8;
+
+// Cairn refuses a scheme the nodes cannot hold (docs/redundancy.md); the
+// peers run without their redundancy there (VeloC on one host, FTI and SCR
+// with too few nodes refuse to start), so the layer starts without it and
+// says so.
+void CairnSettings::ResolveRedundancy(int nodes) {
+  if (!redundancy_request_) return;
+  const RedundancyRequest& r = *redundancy_request_;
+  int group = r.group_size;
+  if (group > nodes) {
+    Warn(r.where, "a group of " + std::to_string(group) + " nodes needs as many nodes, this job has " +
+                      std::to_string(nodes) + ": groups of " + std::to_string(nodes));
+    group = nodes;
+  }
+  const int members = group > 0 ? group : std::min(nodes, kCairnDefaultGroupNodes);
+  // rs: `parity` < 0 asks for half the group (FTI's level 3 survives that).
+  int parity = r.scheme != "rs" ? 1 : r.parity < 0 ? std::max(1, members / 2) : std::max(1, r.parity);
+  if (r.scheme == "rs" && parity >= members) parity = members - 1;
+  if (members < 2 || parity < 1) {
+    Warn(r.where, r.scheme + " redundancy needs ranks on at least 2 nodes, this job has " +
+                      std::to_string(nodes) + ": checkpoints are not protected across nodes");
+    return;
+  }
+  Set("redundancy.scheme", r.scheme);
+  if (group > 0) Set("redundancy.group_size", int64_t{group});
+  if (r.scheme == "rs") Set("redundancy.parity", int64_t{parity});
+  redundancy_ = r.scheme;
 }
 
 void CairnSettings::Warn(const std::string& where, const std::string& what) {
@@ -80,7 +134,19 @@ void CairnSettings::PrintWarnings(MPI_Comm comm) const {
   std::fflush(stderr);
 }
 
+// Virtual nodes as Cairn will count them: the translated key, or Cairn's own
+// environment override, which wins inside cairn_init.
+int64_t CairnSettings::RanksPerNode() const {
+  int64_t ranks_per_node = 0;
+  if (auto it = keys_.find("topology.ranks_per_node"); it != keys_.end()) {
+    ranks_per_node = std::get<int64_t>(it->second);
+  }
+  if (const char* env = std::getenv("CAIRN_TOPOLOGY_RANKS_PER_NODE")) ranks_per_node = std::atoll(env);
+  return ranks_per_node;
+}
+
 Status CairnSettings::Init(MPI_Comm comm) {
+  if (redundancy_request_) ResolveRedundancy(CountNodes(comm, RanksPerNode()));
   auto path = WriteToml();
   // Every rank must enter cairn_init even if its file failed, or the others
   // would wait in its collectives: a missing file makes it fail everywhere.

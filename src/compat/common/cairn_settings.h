@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -42,6 +43,20 @@ class CairnSettings {
   // "<node-local base>/cairn-compat".
   std::string StateDir() const;
 
+  // Asks for cross-node redundancy: scheme "partner", "xor" or "rs" over
+  // groups of `group_size` ranks on distinct nodes (0: Cairn's default),
+  // `parity` parities per group for rs (< 0: half the group). Resolved at Init against the job's
+  // node count (topology.ranks_per_node, or the real nodes): a job with
+  // too few nodes gets none, and a group larger than the nodes is cut to
+  // them, each with a warning naming `where`.
+  void RequestRedundancy(const std::string& scheme, int group_size, int parity,
+                         const std::string& where);
+  // After Init: the scheme in effect ("" for none).
+  const std::string& redundancy() const { return redundancy_; }
+  // Init's step that turns the request into keys for a job of `nodes`
+  // nodes (CountNodes); public for the unit test.
+  void ResolveRedundancy(int nodes);
+
   // Records a warning about a peer setting: `where` is "file:line" or the
   // environment variable. Printed once, by rank 0, at Init.
   void Warn(const std::string& where, const std::string& what);
@@ -54,12 +69,22 @@ class CairnSettings {
  private:
   Result<std::string> WriteToml() const;
   void PrintWarnings(MPI_Comm comm) const;
+  int64_t RanksPerNode() const;
+
+  struct RedundancyRequest {
+    std::string scheme;
+    int group_size = 0;
+    int parity = 0;
+    std::string where;
+  };
 
   std::string peer_;
   std::map<std::string, Value> keys_;
   std::vector<std::string> warnings_;
   std::string node_local_tier_ = "ssd";
   std::string node_local_base_;  // absolute, as given to SetNodeLocalPath
+  std::optional<RedundancyRequest> redundancy_request_;
+  std::string redundancy_;
 };
 
 // A Cairn routed-file name (letters, digits, '.', '_', '-'; at most 128
@@ -72,6 +97,11 @@ std::string RoutedFileName(const std::string& path);
 // `path` made absolute against the working directory (no symlinks resolved),
 // so that "out/a.dat" and "./out/a.dat" name the same file.
 std::string AbsolutePath(const std::string& path);
+
+// The number of nodes of the job on comm: ceil(size / ranks_per_node) when
+// ranks_per_node > 0 (Cairn's virtual nodes), else the hosts (shared-memory
+// domains). Collective.
+int CountNodes(MPI_Comm comm, int64_t ranks_per_node);
 
 // Prints "<peer>: error: <message>" to stderr (peers report to their log).
 void ReportError(const std::string& peer, const std::string& message);

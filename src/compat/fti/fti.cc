@@ -1,8 +1,9 @@
 // fti.cc — the FTI C API (include/compat/fti/fti.h) over Cairn's public C
 // API. Checkpoint id = version of the Cairn checkpoint "fti"; levels map to
-// Cairn's tiers (docs/compat.md): 1 wherever [placement] puts it, 2 and 3
-// the SSD tier (partner and Reed-Solomon groups are not in this Cairn),
-// 4 the SSD tier and then the global directory before the call returns.
+// Cairn (docs/compat.md): 1 wherever [placement] puts it, 2 and 3 the same
+// with the job's partner or Reed-Solomon groups (the SSD tier when there
+// are none), 4 the SSD tier and then the global directory before the call
+// returns.
 #include "fti.h"
 
 #include <cstdio>
@@ -132,16 +133,20 @@ Status FtiClient::Protect(int id, void* ptr, int64_t count, fti_id_t type) {
 
 Status FtiClient::Checkpoint(int id, int level) {
   if (level < 1 || level > 4) return Status::Error("level " + std::to_string(level) + " is not 1..4");
-  if ((level == 2 || level == 3) && !warned_level_[level]) {
+  // Levels 2 and 3 are the node-local copy plus the job's cross-node
+  // redundancy (ckpt_l2 / ckpt_l3); without it, a durable SSD copy.
+  const bool across_nodes = !options_.cairn.redundancy().empty();
+  if ((level == 2 || level == 3) && !across_nodes && !warned_level_[level]) {
     warned_level_[level] = true;
     int rank = 0;
     MPI_Comm_rank(FTI_COMM_WORLD, &rank);
     if (rank == 0) {
-      std::fprintf(stderr, "FTI (Cairn): warning: level %d checkpoints go to the SSD tier "
-                   "(cross-node %s is not in this Cairn)\n", level, level == 2 ? "partner copy" : "Reed-Solomon");
+      std::fprintf(stderr, "FTI (Cairn): warning: level %d checkpoints go to the SSD tier: no "
+                   "cross-node redundancy is configured (ckpt_l2 / ckpt_l3 > 0 on at least 2 "
+                   "nodes)\n", level);
     }
   }
-  unsigned flags = level == 1 ? 0u : CAIRN_CHECKPOINT_DURABLE;
+  unsigned flags = level == 1 || (level < 4 && across_nodes) ? 0u : CAIRN_CHECKPOINT_DURABLE;
   // The variables' shapes first: a restarted run may ask for them
   // (FTI_GetStoredSize, FTI_Realloc) before it protects anything.
   Status st = journal_.Record(kCheckpointName, id, LayoutOf(variables_));

@@ -54,11 +54,7 @@ Result<bool> ApplyBasic(const IniEntry& e, const std::string& where, FtiOptions*
   } else if (key.rfind("ckpt_l", 0) == 0) {
     int level = key.back() - '0';
     o->interval_minutes[level] = static_cast<int>(*n);
-    if ((level == 2 || level == 3) && *n > 0) {
-      s.Warn(where, "level " + std::to_string(level) + (level == 2 ? " (partner copy)" : " (Reed-Solomon)") +
-                    " is not in this Cairn: such checkpoints go to the node-local SSD tier and are "
-                    "drained to glbl_dir");
-    }
+    if ((level == 2 || level == 3) && *n > 0) o->redundancy_where[level] = where;
   } else if (key == "keep_last_ckpt") {
     o->keep_last_checkpoint = *n != 0;
   } else if (key == "keep_l4_ckpt" && *n != 0) {
@@ -68,9 +64,21 @@ Result<bool> ApplyBasic(const IniEntry& e, const std::string& where, FtiOptions*
   } else if (key == "ckpt_io" && *n != 1) {
     s.Warn(where, "ckpt_io = " + e.value + ": Cairn writes its own part files (POSIX, direct I/O)");
   } else if (key == "group_size" && *n > 1) {
-    s.Warn(where, "group_size has no Cairn meaning: cross-node redundancy groups are not in this Cairn");
+    o->group_size = static_cast<int>(*n);
   }
   return true;
+}
+
+// Cairn encodes every version of a job with one scheme: Reed-Solomon over
+// groups of group_size nodes surviving half of each (FTI's level 3) when
+// level 3 has an interval, else a partner copy (level 2) when level 2 has
+// one. Levels 1 and 4 then get that protection too.
+void RequestLevelRedundancy(FtiOptions* o) {
+  if (!o->redundancy_where[3].empty()) {
+    o->cairn.RequestRedundancy("rs", o->group_size, /*half the group*/ -1, o->redundancy_where[3]);
+  } else if (!o->redundancy_where[2].empty()) {
+    o->cairn.RequestRedundancy("partner", 0, 1, o->redundancy_where[2]);
+  }
 }
 
 }  // namespace
@@ -103,6 +111,7 @@ Result<FtiOptions> ReadFtiConfig(const std::string& path) {
     o.cairn.Warn(path + " " + section, "no Cairn meaning, ignored: " + list + why);
   }
   if (!has_ckpt_dir) return Status::Error(path + ": [basic] ckpt_dir is missing");
+  RequestLevelRedundancy(&o);
   return o;
 }
 

@@ -36,8 +36,7 @@ const std::map<std::string, std::string>& IgnoredParams() {
       {"SCR_DB_USER", "Cairn logs no database"}, {"SCR_DB_PASS", "Cairn logs no database"},
       {"SCR_DB_NAME", "Cairn logs no database"},
       {"SCR_LOG_ENABLE", "Cairn logs to stderr (CAIRN_GENERAL_LOG_LEVEL)"},
-      {"SCR_SET_SIZE", "cross-node redundancy is not in this Cairn"},
-      {"SCR_GROUP", "cross-node redundancy is not in this Cairn"},
+      {"SCR_GROUP", "Cairn groups ranks by its (virtual) node topology ([topology])"},
       {"STORE", "Cairn's tiers are [tiers.*]"},
       {"CKPT", "Cairn's levels are its tiers, chosen by [placement]"},
       {"SCR_CRC_ON_COPY", "Cairn always checks CRC32C"},
@@ -57,7 +56,7 @@ const std::map<std::string, std::string>& IgnoredParams() {
 const std::set<std::string>& HandledParams() {
   static const std::set<std::string> params = {
       "SCR_CONF_FILE", "SCR_PREFIX", "SCR_CACHE_BASE", "CACHEDIR", "SCR_CACHE_SIZE",
-      "SCR_FLUSH", "SCR_FLUSH_ASYNC", "SCR_COPY_TYPE", "SCR_CHECKPOINT_INTERVAL",
+      "SCR_FLUSH", "SCR_FLUSH_ASYNC", "SCR_COPY_TYPE", "SCR_SET_SIZE", "SCR_CHECKPOINT_INTERVAL",
       "SCR_CHECKPOINT_SECONDS", "SCR_DEBUG", "SCR_PREFIX_SIZE"};
   return params;
 }
@@ -145,12 +144,8 @@ Status ApplyParam(const std::string& key, const Setting& s, ScrOptions* o) {
     }
   } else if (key == "SCR_FLUSH_ASYNC") {
     o->cairn.Set("tiers.pfs.flush", std::string(s.value == "0" ? "sync" : "async"));
-  } else if (key == "SCR_COPY_TYPE") {
-    if (Lower(s.value) != "single") {
-      o->cairn.Warn(s.where, "SCR_COPY_TYPE=" + s.value +
-                                 ": cross-node redundancy is not in this Cairn; each node's copy "
-                                 "is drained to the prefix instead (SINGLE + flush)");
-    }
+  } else if (key == "SCR_COPY_TYPE" || key == "SCR_SET_SIZE") {
+    // Resolved together in ApplyCopyType.
   } else if (key == "SCR_DEBUG") {
     o->cairn.Set("general.log_level", std::string(s.value == "0" ? "warn" : "info"));
   }
@@ -186,6 +181,29 @@ std::vector<ConfigWord> SplitConfig(const std::string& text) {
     words.push_back(std::move(w));
   }
   return words;
+}
+
+// SCR_COPY_TYPE (SCR's default: XOR) and SCR_SET_SIZE become Cairn's
+// redundancy scheme and group size; SINGLE has none.
+Status ApplyCopyType(const std::map<std::string, Setting>& all, ScrOptions* o) {
+  auto type = all.find("SCR_COPY_TYPE");
+  std::string scheme = type == all.end() ? "xor" : Lower(type->second.value);
+  std::string where = type == all.end() ? "SCR_COPY_TYPE (unset: SCR's default XOR)" : type->second.where;
+  if (scheme == "single") return Status();
+  if (scheme != "partner" && scheme != "xor" && scheme != "rs") {
+    return Status::Error(where + ": SCR_COPY_TYPE = '" + type->second.value +
+                         "' is not SINGLE, PARTNER, XOR or RS");
+  }
+  int64_t set_size = 0;
+  if (auto size = all.find("SCR_SET_SIZE"); size != all.end()) {
+    auto n = NonNegative(size->second, "SCR_SET_SIZE");
+    if (!n.ok()) return n.status();
+    set_size = *n;
+    if (scheme == "partner") o->cairn.Warn(size->second.where, "SCR_SET_SIZE does not apply to PARTNER");
+  }
+  // SCR's set size is a minimum, Cairn's group size a maximum (balanced).
+  o->cairn.RequestRedundancy(scheme, scheme == "partner" ? 0 : static_cast<int>(set_size), 2, where);
+  return Status();
 }
 
 }  // namespace
@@ -289,6 +307,8 @@ Result<ScrOptions> ReadScrOptions(const ScrConfigStore& app) {
       o.cairn.Warn(s.where, "unknown SCR parameter " + key + " is ignored");
     }
   }
+  Status copy = ApplyCopyType(*all, &o);
+  if (!copy.ok()) return copy;
   // SCR keeps checkpoints under the prefix in .scr/; Cairn's persistent
   // tier lives there too.
   o.cairn.Set("general.dir", o.prefix + "/.scr");

@@ -15,9 +15,6 @@ const std::map<std::string, std::string>& IgnoredKeys() {
   static const std::map<std::string, std::string> keys = {
       {"persistent_interval",
        "Cairn drains by checkpoint count, not seconds (set CAIRN_TIERS_PFS_EVERY)"},
-      {"ec_interval",
-       "erasure coding across nodes is not in this Cairn; every version is kept on the "
-       "node-local tier and drained to the persistent tier"},
       {"watchdog_interval", "Cairn has no active backend to watch"},
       {"failure_domain", "Cairn takes nodes from the MPI topology ([topology])"},
       {"axl_type", "Cairn's drains are its own (direct I/O where the file system allows)"},
@@ -37,6 +34,25 @@ int64_t KeepCount(const std::string& value, bool* ok) {
   long long n = std::strtoll(value.c_str(), &end, 10);
   *ok = !value.empty() && *end == '\0' && n >= 0;
   return n == 0 ? 1000000 : n;
+}
+
+// VeloC protects checkpoints with erasure coding across hosts (one parity
+// over the ranks' failure domains) unless ec_interval < 0; seconds > 0 space
+// the protected checkpoints out. Cairn's xor groups survive one lost node
+// per group, for every version.
+void ApplyEcInterval(const IniEntry& e, const std::string& where, CairnSettings* s) {
+  char* end = nullptr;
+  long seconds = std::strtol(e.value.c_str(), &end, 10);
+  if (e.value.empty() || *end != '\0') {
+    s->Warn(where, "ec_interval = '" + e.value + "' is not an integer: erasure coding stays on (0)");
+    seconds = 0;
+  }
+  if (seconds < 0) return;
+  s->RequestRedundancy("xor", 0, 1, where);
+  if (seconds > 0) {
+    s->Warn(where, "ec_interval = " + e.value + ": Cairn encodes every version (redundancy.scheme = "
+                   "\"xor\"), not one every " + e.value + " seconds");
+  }
 }
 
 Status ApplyKey(const IniEntry& e, const std::string& where, const std::string& suffix,
@@ -62,6 +78,8 @@ Status ApplyKey(const IniEntry& e, const std::string& where, const std::string& 
     if (!ok) return Status::Error(where + ": " + e.key + " '" + e.value + "' is not an integer >= 0");
     s->Set(key == "max_versions" ? "tiers.pfs.keep" : "tiers." + s->node_local_tier() + ".keep",
            keep);
+  } else if (key == "ec_interval") {
+    ApplyEcInterval(e, where, s);
   } else if (key == "chksum") {
     if (Lower(e.value) != "true") {
       s->Warn(where, "chksum = " + e.value + ": Cairn always checks CRC32C on every block");
@@ -95,6 +113,12 @@ Result<CairnSettings> TranslateVelocConfig(const std::string& path,
     has_persistent |= Lower(e.key) == "persistent";
   }
   if (!has_scratch) return Status::Error(path + ": the required key 'scratch' is missing");
+  bool has_ec_interval = std::any_of(ordered.begin(), ordered.end(),
+                                     [](const IniEntry& e) { return Lower(e.key) == "ec_interval"; });
+  if (!has_ec_interval) {
+    // VeloC's default: erasure coding for every checkpoint.
+    settings.RequestRedundancy("xor", 0, 1, path + " (no ec_interval: VeloC's default 0)");
+  }
   if (!has_persistent) settings.Set("tiers.pfs.enabled", false);
   // VeloC writes scratch, then persistent: the same two levels in Cairn,
   // unless scratch is the memory tier (then there is no ssd level).

@@ -10,6 +10,10 @@
 #                  itself (the run must fail);
 #   3. crashed/  : again without it: it must restart (its output matches
 #                  RESUME_PATTERN, a grep -E pattern) and finish.
+# With LOSE_NODE=N, virtual node N is lost between 2 and 3: its memory
+# tier and every "*/cairn/N" node-local directory are deleted, and with
+# LOSE_PFS=DIR the persistent directory DIR too, so that only the
+# cross-node redundancy groups can bring node N's copies back.
 # The programs write their final state to ./result; the two results must be
 # equal byte for byte. CAIRN_TOPOLOGY_RANKS_PER_NODE=2 makes two virtual
 # nodes of four ranks (the peer's configuration file still applies).
@@ -35,6 +39,12 @@ echo "== uninterrupted run"
 echo "== run killed at step $kill_at"
 if (cd "$workdir/crashed" && CAIRN_TIERS_MEMORY_PATH="$shm/crashed/{node}" HEATDIS_KILL_AT=$kill_at "$@") > "$workdir/killed.log" 2>&1; then
   cat "$workdir/killed.log"; fail "the run meant to be killed at step $kill_at finished"
+fi
+
+if [[ -n ${LOSE_NODE:-} ]]; then
+  echo "== losing virtual node $LOSE_NODE${LOSE_PFS:+ and the persistent directory $LOSE_PFS}"
+  rm -rf "$shm/crashed/$LOSE_NODE" "$workdir"/crashed/*/cairn/"$LOSE_NODE"
+  [[ -n ${LOSE_PFS:-} ]] && rm -rf "$workdir/crashed/$LOSE_PFS"
 fi
 
 echo "== restarted run"

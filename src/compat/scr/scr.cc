@@ -124,7 +124,7 @@ Status ScrClient::Init() {
   if (!st.ok()) return st;
   st = CairnError(cairn_protect(kRecordRegion, &record_, 1, sizeof record_), "cairn_protect");
   if (!st.ok()) return st;
-  index_ = ScrIndex(options_.prefix + "/.scr/cairn-compat/scr-index.json", comm_);
+  index_ = ScrIndex(options_.cairn.StateDir() + "/scr-index.json", comm_);
   st = index_.Load();
   if (!st.ok()) return st;
   int newest = cairn_restart_test(kCheckpointName, -1);

@@ -275,6 +275,165 @@ CAIRN_EXPORT const char *cairn_error_message(int code);
  * on this thread succeeded. */
 CAIRN_EXPORT int cairn_last_error(void);
 
+/* Multi-version distributed arrays (docs/varray.md): a global array spread
+ * uniformly over the ranks of a communicator, with put, get and acc from
+ * any rank, a collective version_inc that freezes the current contents as
+ * a version readable later (get_version), and restore to roll back. They
+ * need no cairn_init; cairn_varray_protect makes one part of the ordinary
+ * checkpoints. Errors follow the rules at the top of this file; the
+ * collective calls (create, version_inc, restore, reload, drain_wait,
+ * destroy) fail on every rank alike, naming the rank that failed.
+ * Thread-safety: one thread at a time per array; collective calls from a
+ * thread MPI allows to communicate. */
+typedef struct cairn_varray_s *cairn_varray; /* opaque handle */
+
+/* Implementations (values pinned). */
+typedef enum cairn_varray_kind {
+  CAIRN_VARRAY_LOG_RMA = 0, /* log-structured, one-sided MPI-3 RMA (the default) */
+  CAIRN_VARRAY_LOG_MSG = 1, /* log-structured, a server thread per rank
+                               (needs MPI_THREAD_MULTIPLE) */
+  CAIRN_VARRAY_FLAT = 2     /* a copy of the whole array per version (baseline) */
+} cairn_varray_kind;
+
+/* How the RMA log publishes a block's first put in a version (values pinned). */
+typedef enum cairn_varray_atomics {
+  CAIRN_VARRAY_ATOMICS_AUTO = 0,      /* compare-and-swap where it is safe, else
+                                         fetch-and-add claim words */
+  CAIRN_VARRAY_ATOMICS_CAS = 1,       /* compare-and-swap; where it would crash (Open MPI
+                                         4.x without --mca osc sm) the array uses
+                                         CAIRN_VARRAY_LOG_MSG and logs a warning */
+  CAIRN_VARRAY_ATOMICS_FETCH_ADD = 2  /* claim words only */
+} cairn_varray_atomics;
+
+/* Element types of cairn_varray_acc (values pinned). */
+typedef enum cairn_varray_type {
+  CAIRN_VARRAY_INT32 = 0,
+  CAIRN_VARRAY_INT64 = 1,
+  CAIRN_VARRAY_UINT64 = 2,
+  CAIRN_VARRAY_FLOAT = 3,
+  CAIRN_VARRAY_DOUBLE = 4
+} cairn_varray_type;
+
+/* Settings of cairn_varray_create. The library reads only the fields that
+ * lie whole within `size`; zero (as CAIRN_VARRAY_OPTIONS_INIT leaves every
+ * field) means the default. NULL options: all defaults. */
+typedef struct cairn_varray_options {
+  size_t size;                     /* set by the caller: sizeof(cairn_varray_options) */
+  int kind;                        /* cairn_varray_kind (default CAIRN_VARRAY_LOG_RMA) */
+  int atomics;                     /* cairn_varray_atomics (default AUTO) */
+  size_t block_size;               /* bytes per log block, a multiple of elem_size and
+                                      of 8 (default 4096) */
+  int keep;                        /* frozen versions kept in memory (default 8) */
+  unsigned long long log_capacity; /* bytes of log per rank (default: room for keep + 2
+                                      full versions; only bytes used take memory) */
+  const char *drain_dir;           /* directory (on a tier all ranks see, e.g. the pfs
+                                      tier's) where versions beyond keep are drained
+                                      and read back from; NULL: they are dropped */
+} cairn_varray_options;
+
+#define CAIRN_VARRAY_OPTIONS_INIT CAIRN_SIZED_INIT_(cairn_varray_options)
+
+#ifndef CAIRN_NO_MPI
+/* Collective over comm (duplicated; the caller may free its own). Creates
+ * array `name` (1-128 characters, no '/') of `length` elements of
+ * elem_size bytes; version 0 is open and reads as zeros. *out is the
+ * handle, NULL on failure. CAIRN_E_INVALID_ARGUMENT naming a bad argument;
+ * CAIRN_E_UNSUPPORTED when the implementation cannot run here. */
+CAIRN_EXPORT int cairn_varray_create(MPI_Comm comm, const char *name, unsigned long long length,
+                                     size_t elem_size, const cairn_varray_options *options,
+                                     cairn_varray *out);
+#endif
+
+/* As cairn_varray_create for a process without MPI (one rank). */
+CAIRN_EXPORT int cairn_varray_create_single(const char *name, unsigned long long length,
+                                            size_t elem_size,
+                                            const cairn_varray_options *options,
+                                            cairn_varray *out);
+
+/* Writes elements [index, index + count) of the open version from data
+ * (count * elem_size bytes). Complete on return. CAIRN_E_INVALID_ARGUMENT
+ * for a range beyond the array; CAIRN_E_NO_SPACE when the owner's log is
+ * full (raise log_capacity or lower keep). */
+CAIRN_EXPORT int cairn_varray_put(cairn_varray va, unsigned long long index,
+                                  unsigned long long count, const void *data);
+
+/* Starts reading elements [index, index + count) of the open version into
+ * out; out is filled at cairn_varray_wait and must stay valid until then. */
+CAIRN_EXPORT int cairn_varray_get(cairn_varray va, unsigned long long index,
+                                  unsigned long long count, void *out);
+
+/* Completes every cairn_varray_get of this rank. */
+CAIRN_EXPORT int cairn_varray_wait(cairn_varray va);
+
+/* Adds count values of `type` (whose size must be elem_size) to elements
+ * [index, index + count), atomically per element. Complete on return. */
+CAIRN_EXPORT int cairn_varray_acc(cairn_varray va, unsigned long long index,
+                                  unsigned long long count, const void *values,
+                                  cairn_varray_type type);
+
+/* Reads elements of `version` (a frozen version, or the open one) into out;
+ * blocking. CAIRN_E_NOT_FOUND when the version is neither kept in memory
+ * nor drained (the message says which versions are). */
+CAIRN_EXPORT int cairn_varray_get_version(cairn_varray va, long long version,
+                                          unsigned long long index, unsigned long long count,
+                                          void *out);
+
+/* Collective. Freezes the open version (every put and acc of every rank
+ * before the call is in it) and opens the next, a copy of it. Versions
+ * beyond keep leave memory (drained first when drain_dir is set).
+ * CAIRN_E_INVALID_ARGUMENT while gets are outstanding on some rank. */
+CAIRN_EXPORT int cairn_varray_version_inc(cairn_varray va);
+
+/* The open version's number in *version (0 after create). */
+CAIRN_EXPORT int cairn_varray_version(cairn_varray va, long long *version);
+
+/* Collective. The open version's contents become those of frozen `version`
+ * (kept in memory); its number stays. CAIRN_E_NOT_FOUND otherwise. */
+CAIRN_EXPORT int cairn_varray_restore(cairn_varray va, long long version);
+
+/* Registers this rank's memory of the array (every version it holds) as
+ * region `id` of cairn_protect, so that cairn_checkpoint saves it. Call
+ * cairn_checkpoint right after cairn_varray_version_inc (no access in
+ * flight), and cairn_varray_reload after cairn_restart. Needs cairn_init. */
+CAIRN_EXPORT int cairn_varray_protect(cairn_varray va, int id);
+
+/* Collective. Takes the memory cairn_restart refilled as the array's: the
+ * versions of the restored checkpoint become the array's.
+ * CAIRN_E_CORRUPT when it does not hold an array of this shape, or the
+ * ranks' versions differ. */
+CAIRN_EXPORT int cairn_varray_reload(cairn_varray va);
+
+/* Collective. Waits until every rank's drained versions are on storage
+ * (drain failures are reported here, naming the file). */
+CAIRN_EXPORT int cairn_varray_drain_wait(cairn_varray va);
+
+/* What the array is and did on this rank. Initialize with
+ * CAIRN_VARRAY_INFO_INIT (ABI rule, top of this file). */
+typedef struct cairn_varray_info {
+  size_t size;                      /* set by the caller: sizeof(cairn_varray_info) */
+  int kind;                         /* cairn_varray_kind in use (after any fallback) */
+  int compare_and_swap;             /* 1: the RMA log publishes with compare-and-swap */
+  long long version;                /* the open version */
+  long long oldest_in_memory;       /* the oldest version kept in memory */
+  unsigned long long memory_bytes;  /* this rank's bytes holding the versions */
+  unsigned long long cleanings;     /* log cleanings on this rank */
+  unsigned long long versions_drained; /* versions this rank drained to drain_dir */
+  unsigned long long get_hit;       /* blocks read with a valid cached location */
+  unsigned long long get_miss;      /* blocks read with a maybe-invalid or no location */
+  unsigned long long put_first;     /* blocks first written in their version */
+  unsigned long long put_ow_miss;   /* blocks overwritten, location fetched */
+  unsigned long long put_ow_hit;    /* blocks overwritten, location cached */
+} cairn_varray_info;
+
+#define CAIRN_VARRAY_INFO_INIT CAIRN_SIZED_INIT_(cairn_varray_info)
+
+/* Fills the fields of *info that lie within info->size bytes. */
+CAIRN_EXPORT int cairn_varray_info_get(cairn_varray va, cairn_varray_info *info);
+
+/* Collective. Waits for drains, frees the array and sets *va to NULL
+ * (NULL or *va NULL: nothing to do). */
+CAIRN_EXPORT int cairn_varray_destroy(cairn_varray *va);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

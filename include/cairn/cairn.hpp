@@ -141,6 +141,78 @@ class Session {
   bool finalized_ = false;
 };
 
+// A multi-version distributed array of T (cairn.h: "Multi-version
+// distributed arrays"; docs/varray.md). Create is collective; the
+// destructor destroys the array (collective) unless Destroy was called.
+// Indexes and counts are in elements of T.
+template <typename T>
+class VersionedArray {
+ public:
+#ifndef CAIRN_NO_MPI
+  static std::unique_ptr<VersionedArray> Create(MPI_Comm comm, const std::string& name,
+                                                unsigned long long length,
+                                                const cairn_varray_options& options,
+                                                Status* status) {
+    cairn_varray handle = nullptr;
+    *status = Status(cairn_varray_create(comm, name.c_str(), length, sizeof(T), &options, &handle));
+    return status->ok() ? std::unique_ptr<VersionedArray>(new VersionedArray(handle)) : nullptr;
+  }
+#endif
+  static std::unique_ptr<VersionedArray> CreateSingle(const std::string& name,
+                                                      unsigned long long length,
+                                                      const cairn_varray_options& options,
+                                                      Status* status) {
+    cairn_varray handle = nullptr;
+    *status = Status(
+        cairn_varray_create_single(name.c_str(), length, sizeof(T), &options, &handle));
+    return status->ok() ? std::unique_ptr<VersionedArray>(new VersionedArray(handle)) : nullptr;
+  }
+  ~VersionedArray() { (void)Destroy(); }
+  VersionedArray(const VersionedArray&) = delete;
+  VersionedArray& operator=(const VersionedArray&) = delete;
+
+  Status Put(unsigned long long index, const T* data, unsigned long long count) {
+    return Status(cairn_varray_put(handle_, index, count, data));
+  }
+  Status Put(unsigned long long index, const std::vector<T>& data) {
+    return Put(index, data.data(), data.size());
+  }
+  // Non-blocking: out is filled at Wait.
+  Status Get(unsigned long long index, T* out, unsigned long long count) {
+    return Status(cairn_varray_get(handle_, index, count, out));
+  }
+  Status Wait() { return Status(cairn_varray_wait(handle_)); }
+  // type: the cairn_varray_type whose size is sizeof(T).
+  Status Acc(unsigned long long index, const T* values, unsigned long long count,
+             cairn_varray_type type) {
+    return Status(cairn_varray_acc(handle_, index, count, values, type));
+  }
+  Status GetVersion(long long version, unsigned long long index, T* out,
+                    unsigned long long count) {
+    return Status(cairn_varray_get_version(handle_, version, index, count, out));
+  }
+  Status VersionInc() { return Status(cairn_varray_version_inc(handle_)); }
+  long long Version() const {
+    long long v = -1;
+    (void)cairn_varray_version(handle_, &v);
+    return v;
+  }
+  Status Restore(long long version) { return Status(cairn_varray_restore(handle_, version)); }
+  Status Protect(int id) { return Status(cairn_varray_protect(handle_, id)); }
+  Status Reload() { return Status(cairn_varray_reload(handle_)); }
+  Status DrainWait() { return Status(cairn_varray_drain_wait(handle_)); }
+  // Sets info->size itself (cairn.h: ABI rules).
+  Status Info(cairn_varray_info* info) const {
+    *info = CAIRN_VARRAY_INFO_INIT;
+    return Status(cairn_varray_info_get(handle_, info));
+  }
+  Status Destroy() { return Status(cairn_varray_destroy(&handle_)); }
+
+ private:
+  explicit VersionedArray(cairn_varray handle) : handle_(handle) {}
+  cairn_varray handle_;
+};
+
 }  // namespace v1
 }  // namespace cairn
 

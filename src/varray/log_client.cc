@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 namespace cairn {
 
@@ -76,7 +77,10 @@ Status LogClient::PublishByCas(int target, uint64_t block, uint64_t old_loc, uin
 // the log full releases the claim, and the waiters then fail alike.
 Status LogClient::WaitForPublished(int target, uint64_t block, uint64_t* loc, bool* released) {
   const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, block);
-  while (true) {
+  for (int polls = 0;; ++polls) {
+    // The winner may be descheduled (more ranks than cores): after a few
+    // polls, give it the core.
+    if (polls > 16) std::this_thread::yield();
     CAIRN_ASSIGN_OR_RETURN(*loc, window_->AtomicLoad(target, entry));
     if (Valid(target, *loc)) return Status::Ok();
     CAIRN_ASSIGN_OR_RETURN(uint64_t claims,

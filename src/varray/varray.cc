@@ -177,21 +177,25 @@ Status VersionedArray::GetVersion(int64_t version, uint64_t index, uint64_t coun
 }
 
 template <typename Step>
-Status VersionedArray::Collective(const char* what, Step&& step) {
+Status VersionedArray::Collective(const char* what, bool check_versions, Step&& step) {
   Status ready;
   if (closed_) ready = Error(Code::kInvalidArgument, "after close");
   if (ready.ok() && reads_pending()) {
     ready = Error(Code::kInvalidArgument, "gets are outstanding: call wait first");
   }
+  // Each rank completes its own accesses first; the agreement is an
+  // allreduce, so once it returns no access to any rank's memory is in
+  // flight and the local step may run.
+  if (ready.ok()) ready = Quiesce();
   const std::string context = fmt::format("varray '{}': {}", options_.name, what);
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ready.Annotate(context)));
-  // Every rank's own accesses complete, then the barrier: afterwards no
-  // access to any rank's memory is in flight.
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(Quiesce().Annotate(context)));
-  CAIRN_RETURN_IF_ERROR(comm_->Barrier());
   CAIRN_RETURN_IF_ERROR(comm_->Agree(step().Annotate(context)));
   CAIRN_RETURN_IF_ERROR(ShareEpochs());
-  return LearnVersions(context);
+  if (check_versions) return LearnVersions(context);
+  // version_inc and restore leave every rank at the same versions.
+  version_ = LocalVersion();
+  oldest_ = LocalOldest();
+  return Status::Ok();
 }
 
 // Every rank's part must be at the same versions: always so after
@@ -212,11 +216,11 @@ Status VersionedArray::LearnVersions(const std::string& context) {
 }
 
 Status VersionedArray::VersionInc() {
-  return Collective("version_inc", [&] { return LocalVersionInc(); });
+  return Collective("version_inc", false, [&] { return LocalVersionInc(); });
 }
 
 Status VersionedArray::Restore(int64_t version) {
-  return Collective("restore", [&]() -> Status {
+  return Collective("restore", false, [&]() -> Status {
     if (version < oldest_ || version >= version_) {
       return Error(Code::kNotFound,
                    "version {} is not a kept frozen version (versions {}..{} are kept in memory)",
@@ -228,7 +232,7 @@ Status VersionedArray::Restore(int64_t version) {
 
 Status VersionedArray::Reload() {
   if (drain_) CAIRN_RETURN_IF_ERROR(WaitDrains());
-  CAIRN_RETURN_IF_ERROR(Collective("reload", [&] { return LocalReload(); }));
+  CAIRN_RETURN_IF_ERROR(Collective("reload", true, [&] { return LocalReload(); }));
   return StartDrain();
 }
 

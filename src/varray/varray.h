@@ -123,8 +123,8 @@ class VersionedArray {
   virtual bool reads_pending() const = 0;
   virtual Status ReadFrozenPiece(int rank, int64_t version, uint64_t offset,
                                  std::span<uint8_t> into) = 0;
-  // Every rank's accesses are complete (called on all ranks before the
-  // barrier that starts a local step).
+  // Completes this rank's accesses (called on all ranks before the
+  // agreement that starts a local step).
   virtual Status Quiesce() = 0;
   // Local steps, run by every rank while no rank accesses the array.
   virtual Status LocalVersionInc() = 0;
@@ -164,10 +164,10 @@ class VersionedArray {
 
  private:
   Status CheckRange(const char* what, uint64_t index, uint64_t count, const void* buffer) const;
-  // Runs a collective local step: complete accesses, barrier, step, agree,
-  // share epochs, learn the version.
+  // Runs a collective local step: complete accesses, agree, step, agree,
+  // share epochs, learn the versions (checked over ranks if check_versions).
   template <typename Step>
-  Status Collective(const char* what, Step&& step);
+  Status Collective(const char* what, bool check_versions, Step&& step);
   Status LearnVersions(const std::string& context);
 
   std::unique_ptr<Comm> comm_;

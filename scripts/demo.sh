@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # demo.sh BUILD_DIR — Cairn's main demonstration (`make demo`).
 #
-# Runs examples/heat on 4 MPI ranks laid out as 2 virtual nodes of 2 ranks:
+# Runs examples/heat on 6 MPI ranks laid out as 3 virtual nodes of 2 ranks,
+# with `xor` redundancy across the nodes and the pfs tier disabled, so that
+# node-local tiers (memory and ssd) are all there is:
 #   1. uninterrupted, into a reference grid;
 #   2. again from scratch, SIGKILLing every rank right after a randomly
 #      chosen checkpoint has been reported (the kill is synchronised on the
 #      program's output, not on a timer);
-#   3. shows what Cairn has on storage (`cairn list`);
-#   4. deletes virtual node 1's memory tier, as if that node had been lost;
-#   5. restarts the job with the same command and lets it finish;
+#   3. shows what Cairn has on storage (`cairn list`, with each version's
+#      redundancy);
+#   4. loses virtual node 1 whole: deletes its memory AND its ssd tier;
+#   5. restarts the job with the same command: Cairn rebuilds the lost
+#      node's parts from their xor groups and the job finishes;
 #   6. compares the final grid with the reference, bit for bit.
+#
+# A second variant, not run by `make demo`, shows Reed-Solomon surviving two
+# lost nodes of four (docs/redundancy.md):
+#   DEMO_SCHEME=rs DEMO_NODES=4 DEMO_LOSE=2 bash scripts/demo.sh build
 # Prints PASS and exits 0 when the grids are identical and the job really
 # did resume from a checkpoint; prints FAIL and exits 1 otherwise (2 on a
 # usage or setup error). Needs no input, so CTest can run it.
@@ -19,7 +27,9 @@
 # (set DEMO_KEEP=1 to keep them for inspection).
 #
 # Optional knobs (environment): DEMO_SEED (picks the kill point; printed so a
-# run can be repeated), DEMO_ROWS, DEMO_COLS, DEMO_STEPS, DEMO_EVERY.
+# run can be repeated), DEMO_ROWS, DEMO_COLS, DEMO_STEPS, DEMO_EVERY;
+# DEMO_SCHEME (partner, xor, rs), DEMO_NODES (virtual nodes, 2 ranks each),
+# DEMO_LOSE (nodes lost: 1..DEMO_LOSE), DEMO_PARITY (rs parities).
 set -euo pipefail
 export LC_ALL=C  # a '.' in $EPOCHREALTIME and in awk's numbers
 
@@ -37,8 +47,17 @@ CLI=$BUILD/cairn
 command -v mpirun >/dev/null || die "mpirun not found (apt-get install openmpi-bin)"
 [[ -d /dev/shm && -w /dev/shm ]] || die "/dev/shm is missing or not writable"
 
-NP=4
+SCHEME=${DEMO_SCHEME:-xor}
+NODES=${DEMO_NODES:-3}
+LOSE=${DEMO_LOSE:-1}
+PARITY=${DEMO_PARITY:-2}
 RANKS_PER_NODE=2
+[[ $SCHEME =~ ^(partner|xor|rs)$ ]] || die "DEMO_SCHEME must be partner, xor or rs, not '$SCHEME'"
+for v in NODES LOSE PARITY; do
+  [[ ${!v} =~ ^[0-9]+$ ]] || die "DEMO_$v must be a non-negative integer, not '${!v}'"
+done
+(( LOSE >= 1 && LOSE < NODES )) || die "DEMO_LOSE must be at least 1 and less than DEMO_NODES"
+NP=$(( NODES * RANKS_PER_NODE ))
 ROWS=${DEMO_ROWS:-1024}
 COLS=${DEMO_COLS:-1024}
 STEPS=${DEMO_STEPS:-800}
@@ -102,6 +121,13 @@ write_config() {
 [tiers.memory]
 path = "$SHM/$1/{node}"
 
+[tiers.pfs]
+enabled = false
+
+[redundancy]
+scheme = "$SCHEME"
+parity = $PARITY
+
 [topology]
 ranks_per_node = $RANKS_PER_NODE
 EOF
@@ -123,7 +149,7 @@ rank_pids() {
 }
 
 echo "Cairn demo: heat ${ROWS}x${COLS}, $STEPS steps, checkpoint every $EVERY steps,"
-echo "            $NP ranks as $(( NP / RANKS_PER_NODE )) virtual nodes of $RANKS_PER_NODE"
+echo "            $NP ranks as $NODES virtual nodes of $RANKS_PER_NODE, $SCHEME redundancy, no pfs tier"
 echo "            seed $SEED -> SIGKILL right after step $KILL_STEP is checkpointed"
 echo "            work dir $TMP, memory tiers under $SHM"
 
@@ -211,6 +237,7 @@ if ! "$CLI" list --config "$TMP/run.toml" >"$TMP/list.out" 2>&1; then
 fi
 T_LIST=$(secs "$t" "$(now)")
 indent <"$TMP/list.out"
+"$CLI" list --json --config "$TMP/run.toml" >"$TMP/list.json" 2>/dev/null || true
 tier_usage() {
   local d
   for d in "$SHM/run"/* "$CAIRN_DIR"/ssd/* "$CAIRN_DIR"/pfs; do
@@ -222,16 +249,24 @@ echo "    bytes on each tier directory:"
 indent <"$TMP/usage.out"
 
 # ---------------------------------------------------------------- node loss
-banner "4/6 losing virtual node 1: deleting its memory tier"
+LOST_NODES=$(seq -s ' ' 1 "$LOSE")
+banner "4/6 losing virtual node(s) $LOST_NODES whole: deleting their memory and ssd tiers"
 mapfile -t NODE_DIRS < <(find "$SHM/run" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort -V)
-if (( ${#NODE_DIRS[@]} != NP / RANKS_PER_NODE )); then
-  echo "demo: expected $(( NP / RANKS_PER_NODE )) node directories in $SHM/run, found: ${NODE_DIRS[*]:-none}"
+if (( ${#NODE_DIRS[@]} != NODES )); then
+  echo "demo: expected $NODES node directories in $SHM/run, found: ${NODE_DIRS[*]:-none}"
   echo FAIL; exit 1
 fi
-LOST=$SHM/run/${NODE_DIRS[1]}
-LOST_BYTES=$(du -sb "$LOST" | cut -f1)
-rm -rf "$LOST"
-echo "    rm -rf $LOST   ($LOST_BYTES bytes gone; node ${NODE_DIRS[0]} keeps its memory tier)"
+LOST_BYTES=0
+for node in $LOST_NODES; do
+  for dir in "$SHM/run/$node" "$CAIRN_DIR/ssd/$node"; do
+    [[ -e $dir ]] || continue
+    bytes=$(du -sb "$dir" | cut -f1)
+    LOST_BYTES=$(( LOST_BYTES + bytes ))
+    rm -rf "$dir"
+    echo "    rm -rf $dir   ($bytes bytes gone)"
+  done
+done
+echo "    (the other nodes keep their tiers; there is no pfs copy to fall back on)"
 
 # ---------------------------------------------------------------- restart
 banner "5/6 restart: the same command again (CAIRN_GENERAL_LOG_LEVEL=info)"
@@ -244,7 +279,7 @@ T_RESTART=$(secs "$t" "$(now)")
 grep -v '^step ' "$TMP/restart.log" | indent || true
 echo "    ($(grep -c '^step ' "$TMP/restart.log" || true) checkpoints in this run; status $RESTART_RC; ${T_RESTART} s)"
 # Cairn's own account of the restart: its info lines that say where it read.
-grep -E 'cairn\[[0-9]+\] info: .*(restor|restart|recover|read|fall)' "$TMP/restart.err" \
+grep -E 'cairn\[[0-9]+\] info: .*(restor|restart|recover|read|fall|redundancy)' "$TMP/restart.err" \
   >"$TMP/restart.cairn" || true
 if [[ -s $TMP/restart.cairn ]]; then
   echo "    Cairn's log (info level) about the restart:"
@@ -269,14 +304,23 @@ echo "  job               heat ${ROWS}x${COLS}, $STEPS steps, checkpoint every $
 echo "  checkpoint size   ${CKPT_BYTES:-?} bytes per version"
 echo "  failure           seed $SEED: SIGKILL to all $NP ranks after step $KILL_STEP was reported"
 echo "                    (rank 0 had reported checkpoints up to step $LAST_REPORTED when it died)"
-# Versions per tier from the `cairn list` table (TIER NAME VERSION RANKS BYTES
-# STATE NODES); a version some rank's copy is missing from is starred.
-VERSIONS=$(awk '$1 == "TIER" { ok = 1; next }
-                ok && NF >= 7 { v[$1] = v[$1] " " $3 ($(NF - 1) == "complete" ? "" : "*") }
-                END { for (t in v) print "    " t ":" v[t] }' "$TMP/list.out" | sort)
-echo "  before restart    versions per tier (cairn list; * = incomplete):"
+# Versions per tier from `cairn list --json`; a version some rank's copy is
+# missing from is starred, and one whose parity is not complete is marked.
+VERSIONS=$(python3 -c '
+import json, sys
+rows = {}
+for line in sys.stdin:
+    r = json.loads(line)
+    mark = "" if r["complete"] else "*"
+    mark += "" if r["parity_complete"] else "(no parity)"
+    rows.setdefault(r["tier"], []).append(str(r["version"]) + mark)
+for tier in sorted(rows):
+    print("    " + tier + ": " + " ".join(rows[tier]))' <"$TMP/list.json" || true)
+echo "  before restart    versions per tier (cairn list; * = incomplete; all with $SCHEME parity unless marked):"
 if [[ -n $VERSIONS ]]; then echo "$VERSIONS" | sed 's/^/                /'; else indent <"$TMP/list.out"; fi
-echo "                    then deleted node ${NODE_DIRS[1]}'s memory tier ($LOST_BYTES bytes)"
+echo "                    then lost node(s) $LOST_NODES: memory and ssd tiers deleted ($LOST_BYTES bytes)"
+REBUILT=$(sed -n "s/^cairn\[0\] info: restart: rebuilt \(.*\)/\1/p" "$TMP/restart.err" | head -1)
+echo "  rebuild           ${REBUILT:-nothing rebuilt}"
 if [[ -n $RESUMED ]]; then
   echo "  restart           resumed from version $RESUMED (step $RESUMED), as cairn_restart returned"
   if [[ $LAST_REPORTED =~ ^[0-9]+$ ]] && (( RESUMED < LAST_REPORTED )); then
@@ -304,7 +348,9 @@ fi
 echo "  result            final grid $GRID_BYTES bytes, $( ((SAME)) && echo identical to || echo DIFFERENT from ) the reference"
 echo "  wall time         reference ${T_REF} s | until kill ${T_KILL:-?} s (mpirun gone at ${T_CRASH} s)"
 echo "                    cairn list ${T_LIST} s | restart to the end ${T_RESTART} s | cmp ${T_CMP} s"
-if (( SAME )) && [[ -n $RESUMED ]]; then
+# Without a pfs tier, the lost node's parts can only have come back from
+# their redundancy groups.
+if (( SAME )) && [[ -n $RESUMED && -n $REBUILT ]]; then
   echo PASS
   exit 0
 fi

@@ -21,6 +21,7 @@ const char* FileKindName(FileKind kind) {
     case FileKind::kPart: return "part";
     case FileKind::kRouted: return "routed";
     case FileKind::kParity: return "parity";
+    case FileKind::kRedundancy: return "redundancy";
   }
   return "?";
 }
@@ -47,6 +48,10 @@ FileContents DescribeContents(const Tier& tier, const CopyInfo& c, const FileEnt
     out.text = "file " + f.logical;
   } else if (f.kind == FileKind::kParity) {
     out.text = "ECC parity";
+  } else if (f.kind == FileKind::kRedundancy && c.manifest.redundancy) {
+    const Manifest::Redundancy& r = *c.manifest.redundancy;
+    out.text = fmt::format("{} parity, group {} of {} members, {} row(s)",
+                           ParitySchemeName(r.scheme), r.group, r.members, r.parity_rows);
   } else if (auto header = ReadPartHeader(tier, c.name, c.version, f); header.ok()) {
     out.text.clear();
     for (const auto& r : header->regions) {
@@ -129,10 +134,13 @@ int RunInspect(const std::string& config_path, const std::string& name, int64_t 
         ShowUnusableCopy(run, *c, json, table);
       }
     }
-    summaries.push_back(fmt::format("{} tier, run {}: {}/{} ranks, {}", TierKindName(run.tier),
-                                    RunIdText(run.run_id), run.CompleteRanks(),
-                                    run.nranks > 0 ? std::to_string(run.nranks) : "?",
-                                    run.complete() ? "complete" : "incomplete"));
+    const RunRedundancy redundancy = RedundancyOf(run);
+    summaries.push_back(fmt::format(
+        "{} tier, run {}: {}/{} ranks, {}; redundancy {}{}", TierKindName(run.tier),
+        RunIdText(run.run_id), run.CompleteRanks(),
+        run.nranks > 0 ? std::to_string(run.nranks) : "?",
+        run.complete() ? "complete" : "incomplete", redundancy.Text(run),
+        redundancy.protected_ranks == 0 || redundancy.complete ? "" : " (parity incomplete)"));
   }
   if (summaries.empty()) {
     return ReportError("inspect",

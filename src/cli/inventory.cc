@@ -116,6 +116,23 @@ std::vector<RunCopies> GroupByRun(const std::vector<CopyInfo>& copies) {
   return out;
 }
 
+RunRedundancy RedundancyOf(const RunCopies& run) {
+  RunRedundancy out;
+  for (const CopyInfo* c : run.copies) {
+    if (c->state != CopyState::kComplete || !c->manifest.redundancy) continue;
+    ++out.protected_ranks;
+    out.scheme = ParitySchemeName(c->manifest.redundancy->scheme);
+  }
+  out.complete = run.complete() && out.protected_ranks == run.nranks;
+  return out;
+}
+
+std::string RunRedundancy::Text(const RunCopies& run) const {
+  if (protected_ranks == 0 || complete) return scheme;
+  return fmt::format("{} {}/{}", scheme, protected_ranks,
+                     run.nranks > 0 ? std::to_string(run.nranks) : "?");
+}
+
 std::string RunIdText(uint64_t run_id) {
   return run_id == 0 ? "-" : fmt::format("{:016x}", run_id);
 }

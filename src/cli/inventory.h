@@ -61,6 +61,20 @@ struct RunCopies {
 // The result points into `copies`, which must outlive it.
 std::vector<RunCopies> GroupByRun(const std::vector<CopyInfo>& copies);
 
+// The cross-node redundancy of a run's copies (docs/redundancy.md), from
+// their manifests: which scheme, and how many ranks' manifests list their
+// parity. The parity is complete when every rank of the run has a
+// complete copy whose manifest lists it.
+struct RunRedundancy {
+  std::string scheme = "none";  // "partner", "xor", "rs", or "none"
+  int protected_ranks = 0;
+  bool complete = false;
+  // "xor", "xor 3/4" (parity not complete: an encode pending or cut short,
+  // or copies lost), "none".
+  std::string Text(const RunCopies& run) const;
+};
+RunRedundancy RedundancyOf(const RunCopies& run);
+
 // "0123456789abcdef" (the run id in hex), or "-" for an unknown run.
 std::string RunIdText(uint64_t run_id);
 

@@ -21,6 +21,8 @@ struct VersionRow {
   std::set<std::string> nodes;
   uint64_t bytes = 0;
   double created = 0;
+  // [dedup]: older versions the pages of this one refer to (any rank).
+  std::set<int64_t> references;
 
   std::string NodeList() const {
     std::string out;
@@ -37,6 +39,7 @@ VersionRow Summarize(const RunCopies& run) {
     if (c->state == CopyState::kComplete) {
       row.bytes += c->manifest.DataBytes();
       row.created = std::max(row.created, c->manifest.created);
+      row.references.insert(c->manifest.references.begin(), c->manifest.references.end());
     } else {
       ++row.incomplete_ranks;
     }
@@ -58,6 +61,11 @@ JsonObject RowJson(const RunCopies& run, const VersionRow& row) {
   o["complete"] = run.complete();
   o["created"] = row.created;
   o["nodes"] = row.NodeList();
+  o["references"] = row.references;
+  const RunRedundancy redundancy = RedundancyOf(run);
+  o["redundancy"] = redundancy.scheme;
+  o["parity_ranks"] = redundancy.protected_ranks;
+  o["parity_complete"] = redundancy.complete;
   return o;
 }
 
@@ -66,7 +74,8 @@ int RunList(const std::string& config_path, bool json) {
   if (!config.ok()) return ReportError("list", config.status());
   auto copies = TakeInventory(PosixEnv(), *config);
   if (!copies.ok()) return ReportError("list", copies.status());
-  Table table({"TIER", "NAME", "VERSION", "RANKS", "BYTES", "STATE", "RUN", "NODES"});
+  Table table(
+      {"TIER", "NAME", "VERSION", "RANKS", "BYTES", "REFS", "STATE", "PARITY", "RUN", "NODES"});
   for (const RunCopies& run : GroupByRun(*copies)) {
     const VersionRow row = Summarize(run);
     if (json) {
@@ -75,9 +84,11 @@ int RunList(const std::string& config_path, bool json) {
     }
     std::string ranks = run.nranks > 0 ? fmt::format("{}/{}", row.complete_ranks, run.nranks)
                                        : fmt::format("{}/?", row.complete_ranks);
+    std::string refs;
+    for (int64_t v : row.references) refs += (refs.empty() ? "" : ",") + std::to_string(v);
     table.Add({TierKindName(run.tier), run.name, std::to_string(run.version), ranks,
-               HumanBytes(row.bytes), run.complete() ? "complete" : "incomplete",
-               RunIdText(run.run_id), row.NodeList()});
+               HumanBytes(row.bytes), refs.empty() ? "-" : refs, run.complete() ? "complete" : "incomplete",
+               RedundancyOf(run).Text(run), RunIdText(run.run_id), row.NodeList()});
   }
   if (json) return kExitOk;
   if (table.empty()) {
@@ -94,7 +105,9 @@ void AddListCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "list",
       "List checkpoint versions on every tier: one line per version, tier and run (the job "
-      "that wrote it), with its ranks complete out of that job's size");
+      "that wrote it), with its ranks complete out of that job's size and its cross-node "
+      "redundancy (PARITY: the scheme when every rank's parity is committed, else how many "
+      "ranks' are)");
   auto config = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--config", *config, "Cairn configuration file (default: $CAIRN_CONFIG or built-in)");

@@ -108,6 +108,7 @@ struct Options {
   bool trace = false;      // stderr: every timed step on every rank, with CPU time
   bool prime = true;       // hand every timed step a pool of recently freed pages
   int busy = 0;            // spinning threads per node during every case
+  bool ecc = false;        // memory checkpoints with tiers.memory.ecc none, normal, strong
 };
 
 // Parses the command line into *o. Returns nullopt to go on, else the exit
@@ -152,6 +153,9 @@ std::optional<int> ParseOptions(int argc, char** argv, Options* o, bool speaker)
                  "(cores taken by other work)")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
+  app.add_flag("--ecc", o->ecc,
+               "also time memory-tier checkpoints with tiers.memory.ecc = none, normal and "
+               "strong, each in its own instance (fields ecc and ratio_to_none)");
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv, speaker)) return exit;
   o->prime = !no_prime;
   if (!tiers.empty()) {
@@ -558,6 +562,8 @@ struct CaseResult {
   std::string cairn_extra_key;
   std::string cache;                   // ssd restart: "cold" or "warm"
   double resident_fraction = 0.0;      // ssd restart: worst page-cache residency left
+  std::string ecc;                     // --ecc cases: tiers.memory.ecc
+  double ratio_to_none = 0.0;          // --ecc cases: median against the ecc = none case's
 };
 
 void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_t seed,
@@ -601,6 +607,10 @@ void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_
     j["cache"] = c.cache;
     j["resident_fraction"] = c.resident_fraction;
   }
+  if (!c.ecc.empty()) {
+    j["ecc"] = c.ecc;
+    j["ratio_to_none"] = c.ratio_to_none;
+  }
   for (const Baseline& b : c.baselines) j[b.key + "_method"] = b.method;
   if (samples) {
     j["cairn_samples"] = c.cairn;
@@ -634,6 +644,7 @@ void PrintTable(const std::vector<CaseResult>& cases, int ranks, uint64_t bytes,
       std::printf(" %s %.4f;", c.cairn_extra_key.c_str(), Median(c.cairn_extra));
     }
     if (!c.cache.empty()) std::printf(" cache %s", c.cache.c_str());
+    if (!c.ecc.empty()) std::printf(" ecc %s ratio_to_none %.3f", c.ecc.c_str(), c.ratio_to_none);
     std::printf("\n");
   }
   std::printf("\nbaselines:\n");
@@ -657,20 +668,27 @@ struct Run {
   Failure failure;
 };
 
-// The config file of one case, written by each node's first rank.
-bool WriteConfig(Run& r, const std::string& tier, std::string* path) {
-  *path = r.run_dir + "/" + tier + ".toml";
+// The config file of one case, written by each node's first rank; `ecc`
+// sets tiers.memory.ecc when not empty.
+bool WriteConfig(Run& r, const std::string& tier, std::string* path, const std::string& ecc = "") {
+  *path = r.run_dir + "/" + tier + (ecc.empty() ? "" : "-ecc-" + ecc) + ".toml";
   // One tier only, no draining.
   toml::table doc{{"general", toml::table{{"dir", r.run_dir}}}};
   if (tier == "memory") {
     doc.insert("placement", toml::table{{"policy", "memory"}});
-    toml::table memory{{"path", r.shm_dir + "/cairn/{node}"}};
+    // Each ecc mode its own tier, removed after its case (memory-only
+    // copies are kept at finalize).
+    toml::table memory{{"path", r.shm_dir + (ecc.empty() ? "/cairn" : "/cairn-ecc-" + ecc) +
+                                    "/{node}"}};
     // Room for keep = 2 versions, the one being written and the spare slot,
     // per rank of the node.
     int local = 1;
     MPI_Comm_size(r.w.node, &local);
-    uint64_t need = static_cast<uint64_t>(local) * r.bytes * 4;
+    // A sidecar adds at most 3/16 of the part (RS(19,16)).
+    uint64_t copy = ecc.empty() ? r.bytes : r.bytes + r.bytes / 4;
+    uint64_t need = static_cast<uint64_t>(local) * copy * 4;
     if (need > (4ULL << 30)) memory.insert("capacity", std::to_string(need >> 20) + "MiB");
+    if (!ecc.empty()) memory.insert("ecc", ecc);
     doc.insert("tiers", toml::table{{"memory", memory},
                                     {"ssd", toml::table{{"enabled", false}}},
                                     {"pfs", toml::table{{"enabled", false}}}});
@@ -1068,6 +1086,83 @@ bool BenchTier(Run& r, const std::string& tier, std::vector<CaseResult>* results
   return !mem || BenchFirstCheckpoint(r, config, raw_dir, results);
 }
 
+// --ecc: memory-tier checkpoints with tiers.memory.ecc = none, normal and
+// strong, each mode in a fresh instance (the setting is read at init), as
+// the steady checkpoint case measures them (one warm-up, reps timed, new
+// data each version; baselines as for that case). The modes run one after
+// the other, so a change of load between them shows in ratio_to_none:
+// read it together with each mode's own memcpy ratio.
+bool BenchEcc(Run& r, std::vector<CaseResult>* results) {
+  const std::string raw_dir = r.shm_dir + "/raw-ecc";
+  std::string error;
+  ShmMap shm_dst;
+  if (!AllTrue(r.w, MakeDirs(raw_dir, &error) &&
+                        shm_dst.Open(RawPath(raw_dir, "memcpy", r.w.rank, 0), r.bytes, &error))) {
+    std::fprintf(stderr, "ckpt_bandwidth: rank %d: %s\n", r.w.rank, error.c_str());
+    return false;
+  }
+  const int rank = r.w.rank;
+  void* buf = r.buf->p;
+  double none_seconds = 0;
+  for (const char* mode : {"none", "normal", "strong"}) {
+    std::string config;
+    if (!WriteConfig(r, "memory", &config, mode) || !CairnOpen(r, config)) return false;
+    const std::string name = std::string("bench_ecc_") + mode;
+    CaseResult ck;
+    ck.tier = "memory";
+    ck.op = "checkpoint";
+    ck.ecc = mode;
+    ck.cairn_extra_key = "cairn_wait_seconds";
+    ck.baselines = {{"raw", "write() into a fresh file on /dev/shm", {}},
+                    {"memcpy", "memcpy into already-mapped, already-faulted /dev/shm pages", {}}};
+    int version = 0;
+    std::vector<Method> methods;
+    methods.push_back({-1, "cairn", nullptr,
+                       [&](std::string* e) {
+                         int rc = cairn_checkpoint(name.c_str(), version);
+                         return rc == CAIRN_SUCCESS || CairnFailed("cairn_checkpoint", rc, e);
+                       },
+                       nullptr});
+    methods.push_back({0, "raw", nullptr,
+                       [&](std::string* e) {
+                         return WriteFreshFile(RawPath(raw_dir, "raw", rank, version), buf, r.bytes,
+                                               false, Sync::kNone, e);
+                       },
+                       [&](std::string*) {
+                         RemoveFile(RawPath(raw_dir, "raw", rank, version));
+                         return true;
+                       }});
+    methods.push_back({1, "memcpy", nullptr,
+                       [&](std::string*) {
+                         std::memcpy(shm_dst.p, buf, r.bytes);
+                         return true;
+                       },
+                       nullptr});
+    // Background work (the reservation of the instance's slots before the
+    // first version) is waited for before each version and timed apart.
+    for (version = 0; version <= r.opt.reps; ++version) {
+      FillRandom(buf, r.bytes, r.opt.seed, rank, version);
+      double tw = TimeCollective(r.w, std::string("memory checkpoint ecc ") + mode + " wait",
+                                 [](std::string* e) {
+                                   int rc = cairn_checkpoint_wait();
+                                   return rc == CAIRN_SUCCESS ||
+                                          CairnFailed("cairn_checkpoint_wait", rc, e);
+                                 },
+                                 &r.failure);
+      if (tw < 0) return false;
+      if (version > 0) ck.cairn_extra.push_back(tw);
+      if (!RunRep(r, methods, version, version > 0, &ck)) return false;
+    }
+    if (!CairnClose(r)) return false;
+    MPI_Barrier(r.w.comm);
+    if (r.w.node_rank == 0) RemoveTree(r.shm_dir + "/cairn-ecc-" + mode);
+    if (ck.ecc == "none") none_seconds = Median(ck.cairn);
+    ck.ratio_to_none = none_seconds > 0 ? Median(ck.cairn) / none_seconds : 0.0;
+    results->push_back(ck);
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1113,6 +1208,7 @@ int main(int argc, char** argv) {
     BusyCores busy(r.w.node_rank == 0 ? r.opt.busy : 0);
     if (r.opt.do_memory) good = BenchTier(r, "memory", &results);
     if (good && r.opt.do_ssd) good = BenchTier(r, "ssd", &results);
+    if (good && r.opt.ecc) good = BenchEcc(r, &results);
   }
   if (!good && !r.failure.message.empty()) {
     std::fprintf(stderr, "ckpt_bandwidth: rank %d: %s\n", r.w.rank, r.failure.message.c_str());

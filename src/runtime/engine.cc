@@ -152,6 +152,8 @@ Status Engine::Open() {
     int max_free = 1;
     if (t && t->kind() == TierKind::kMemory) {
       max_free = MemorySlotsPerRank() - config_.KeepFor(TierKind::kMemory);
+      // A copy with an ECC sidecar retires two slot files.
+      if (EccCodeFor(t->config().ecc)) max_free *= 2;
     }
     if (t) t->EnableSlots(RankFilePrefix(comm_->rank()), max_free);
   }
@@ -214,9 +216,10 @@ Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version,
   }
   for (const auto& f : files) {
     if (!IsOwnFile(f, comm_->rank()) || f == manifest) continue;
-    // Only part files are parked for reuse: a parked sidecar or routed file
-    // would take the one slot the next part file needs.
-    bool park = f == PartFileName(comm_->rank()) && part == PartFate::kPark;
+    // Part files and ECC sidecars are parked for reuse (the slot cache
+    // keeps each for a file of its size); routed files are not.
+    bool park = (f == PartFileName(comm_->rank()) || f == EccSidecarName(comm_->rank())) &&
+                part == PartFate::kPark;
     CAIRN_RETURN_IF_ERROR(park ? t.Retire(name, version, f) : t.Remove(name, version, f));
   }
   return remove_empty_dir ? t.RemoveVersionDirIfEmpty(name, version) : Status::Ok();

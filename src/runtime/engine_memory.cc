@@ -42,7 +42,11 @@ void Engine::ReserveMemorySlots() {
   // is sized before any checkpoint has a name or a version.
   uint64_t part_bytes =
       MakePartHeader("", 0, comm_->rank(), comm_->size(), SortedRegions()).FileSize();
-  memory->ReserveSlots(part_bytes, MemorySlotsPerRank());
+  std::vector<uint64_t> sizes = {part_bytes};
+  if (std::optional<RsCodeId> code = EccCodeFor(memory->config().ecc)) {
+    sizes.push_back(EccGeometryFor(RsCode(*code), part_bytes).FileSize());  // its sidecar
+  }
+  memory->ReserveSlots(sizes, MemorySlotsPerRank());
 }
 
 int64_t Engine::NewestSafeBelowMemory(const std::string& name) const {

@@ -112,13 +112,18 @@ std::string SlotCache::ChooseParkedLocked(uint64_t size) {
     std::string path = JoinPath(free_dir_, e.name);
     if (path == making_) continue;
     if (MappedAt(path, size)) return path;  // already mapped here: the best
+    // A slot mapped here at another size that is still wanted (a part's
+    // while a sidecar is made, or the reverse) is kept for its own kind:
+    // taking it would resize it and make the next file of that kind fresh.
+    auto mapped = mapped_.find(path);
+    if (mapped != mapped_.end() && wanted_.count(mapped->second->size())) continue;
     if (fallback.empty()) fallback = path;
   }
   return fallback;
 }
 
 bool SlotCache::SlotOfSizeComingLocked(uint64_t size) {
-  if (reserving_ && want_size_ == size && !stopping_) return true;
+  if (reserving_ && wanted_.count(size) && !stopping_) return true;
   std::string parked = ChooseParkedLocked(size);
   return !parked.empty() && MappedAt(parked, size);
 }
@@ -133,7 +138,7 @@ Result<std::unique_ptr<WritableFile>> SlotCache::Create(const std::string& path,
   std::string slot = ChooseParkedLocked(size);
   // A slot of this size being made is worth waiting for: writing a fresh
   // file instead would allocate the same pages beside it.
-  while (mapped_mode_ && !MappedAt(slot, size) && reserving_ && want_size_ == size &&
+  while (mapped_mode_ && !MappedAt(slot, size) && reserving_ && wanted_.count(size) &&
          !stopping_) {
     changed_.Wait();
     slot = ChooseParkedLocked(size);
@@ -221,12 +226,17 @@ void SlotCache::Forget(const std::string& path) {
 
 // ---- reservation
 
-void SlotCache::Reserve(uint64_t size, int count) {
+void SlotCache::Reserve(const std::vector<uint64_t>& sizes, int count) {
   MutexLock lock(&mu_);
   if (!mapped_mode_ || stopping_) return;
-  if (size != want_size_) ++generation_;  // a slot being made at the old size is not wanted
-  want_size_ = size;
-  want_count_ = count;
+  std::map<uint64_t, int> wanted;
+  for (uint64_t size : sizes) wanted[size] = count;
+  // A slot being made at a size no longer wanted stops.
+  if (!std::equal(wanted.begin(), wanted.end(), wanted_.begin(), wanted_.end(),
+                  [](const auto& a, const auto& b) { return a.first == b.first; })) {
+    ++generation_;
+  }
+  wanted_ = std::move(wanted);
   reserving_ = true;
   if (!thread_) {
     auto thread = env_->StartThread([this] { ReserveLoop(); });
@@ -249,7 +259,7 @@ void SlotCache::WaitReserved() {
 
 uint64_t SlotCache::ReleaseParked() {
   MutexLock lock(&mu_);
-  want_count_ = 0;
+  wanted_.clear();
   reserving_ = false;
   ++generation_;
   changed_.SignalAll();
@@ -298,19 +308,26 @@ void SlotCache::ReserveLoop() {
 }
 
 std::optional<SlotCache::SlotJob> SlotCache::NextJobLocked() {
-  int have = 0;
-  for (const auto& [path, map] : mapped_) have += map->size() == want_size_;
-  if (have >= want_count_) return std::nullopt;
-  if (!CreateFreeDir().ok()) return std::nullopt;
+  // The first size (smallest first) with fewer slots than wanted.
+  uint64_t size = 0;
+  for (const auto& [wanted_size, count] : wanted_) {
+    int have = 0;
+    for (const auto& [path, map] : mapped_) have += map->size() == wanted_size;
+    if (have < count) {
+      size = wanted_size;
+      break;
+    }
+  }
+  if (size == 0 || !CreateFreeDir().ok()) return std::nullopt;
   SlotJob job;
-  job.size = want_size_;
+  job.size = size;
   job.generation = generation_;
   job.making = NewNameLocked("reserving");
   // A parked file not mapped here at the wanted size (another size, or
   // left by an earlier process) is resized rather than a new one made.
-  std::string parked = ChooseParkedLocked(want_size_);
+  std::string parked = ChooseParkedLocked(size);
   uint64_t had = 0;
-  if (!parked.empty() && !MappedAt(parked, want_size_)) {
+  if (!parked.empty() && !MappedAt(parked, size)) {
     auto size = env_->FileSize(parked);
     if (size.ok() && env_->RenameFile(parked, job.making).ok()) {
       job.from = parked;
@@ -352,7 +369,7 @@ std::shared_ptr<MappedFile> SlotCache::MakeSlot(const SlotJob& job) {
 void SlotCache::PublishLocked(const SlotJob& job, std::shared_ptr<MappedFile> map) {
   making_.clear();
   changed_.SignalAll();
-  if (job.generation != generation_ && want_count_ == 0) {
+  if (job.generation != generation_ && wanted_.empty()) {
     (void)env_->DeleteFile(job.making);  // released meanwhile
     return;
   }

@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/mutex.h"
 #include "env/env.h"
@@ -73,12 +74,12 @@ class SlotCache {
   // The file at path is gone (deleted by someone): drop its mapping.
   void Forget(const std::string& path) EXCLUDES(mu_);
 
-  // Mapped mode: in the background, have `count` slot files of `size`
-  // bytes mapped and faulted in by this process, counting those that hold
-  // versions now. Replaces the previous request. Best effort: stops where
-  // the tier's room or the file system ends (later Creates make fresh
-  // files). No-op in unmapped mode.
-  void Reserve(uint64_t size, int count) EXCLUDES(mu_);
+  // Mapped mode: in the background, have `count` slot files of each of
+  // `sizes` (a part's, and its ECC sidecar's) mapped and faulted in by this
+  // process, counting those that hold versions now. Replaces the previous
+  // request. Best effort: stops where the tier's room or the file system
+  // ends (later Creates make fresh files). No-op in unmapped mode.
+  void Reserve(const std::vector<uint64_t>& sizes, int count) EXCLUDES(mu_);
   // Blocks until the reservation has nothing left to do.
   void WaitReserved() EXCLUDES(mu_);
   // Cancels the reservation and deletes every parked slot of the owner;
@@ -103,7 +104,8 @@ class SlotCache {
   // CreateDirs + CheckPrivateDir of free_dir_.
   Status CreateFreeDir();
   // The parked file Create(size) would take ("" if none): one mapped here
-  // at that size if any, else any other.
+  // at that size if any, else any other but one mapped here at another
+  // size that the reservation wants.
   std::string ChooseParkedLocked(uint64_t size) REQUIRES(mu_);
   // A parked slot, or a slot the reservation is making, of `size` bytes.
   bool SlotOfSizeComingLocked(uint64_t size) REQUIRES(mu_);
@@ -139,8 +141,8 @@ class SlotCache {
   CondVar changed_{&mu_};
   std::map<std::string, std::shared_ptr<MappedFile>> mapped_ GUARDED_BY(mu_);
   int next_slot_ GUARDED_BY(mu_) = 0;
-  uint64_t want_size_ GUARDED_BY(mu_) = 0;
-  int want_count_ GUARDED_BY(mu_) = 0;
+  // The reservation's request: slot size -> count.
+  std::map<uint64_t, int> wanted_ GUARDED_BY(mu_);
   bool reserving_ GUARDED_BY(mu_) = false;  // a request not yet met
   bool stopping_ GUARDED_BY(mu_) = false;
   std::string making_ GUARDED_BY(mu_);      // the slot file being made, if any

@@ -160,8 +160,13 @@ void Tier::EnableSlots(const std::string& owner, int max_free) {
 
 std::string Tier::FreeSlotDir() const { return JoinPath(root_, ".free"); }
 
-void Tier::ReserveSlots(uint64_t size, int count) {
-  if (slots_ && kind_ == TierKind::kMemory && size >= kSlotMinBytes) slots_->Reserve(size, count);
+void Tier::ReserveSlots(const std::vector<uint64_t>& sizes, int count) {
+  if (!slots_ || kind_ != TierKind::kMemory) return;
+  std::vector<uint64_t> worth;
+  for (uint64_t size : sizes) {
+    if (size >= kSlotMinBytes) worth.push_back(size);
+  }
+  if (!worth.empty()) slots_->Reserve(worth, count);
 }
 
 void Tier::WaitForSlots() {

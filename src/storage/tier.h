@@ -90,12 +90,13 @@ class Tier {
   void EnableSlots(const std::string& owner, int max_free);
   // <root>/.free: where retired part files are parked for reuse.
   std::string FreeSlotDir() const;
-  // Memory tier with slots: in the background, have `count` part files of
-  // `size` bytes of the slot owner mapped and faulted in (SlotCache::Reserve),
-  // so that even a run's first checkpoints copy at memcpy speed. Slots count
-  // against the capacity: only as many are made as fit. No-op elsewhere or
-  // for parts too small to be worth a slot.
-  void ReserveSlots(uint64_t size, int count);
+  // Memory tier with slots: in the background, have `count` files of each
+  // of `sizes` bytes (a part's, its ECC sidecar's) of the slot owner mapped
+  // and faulted in (SlotCache::Reserve), so that even a run's first
+  // checkpoints copy at memcpy speed. Slots count against the capacity:
+  // only as many are made as fit. No-op elsewhere; sizes too small to be
+  // worth a slot are left out.
+  void ReserveSlots(const std::vector<uint64_t>& sizes, int count);
   // Blocks until ReserveSlots has nothing left to do.
   void WaitForSlots();
   // Cancels the reservation and deletes the owner's parked slots; the bytes

@@ -157,7 +157,7 @@ TEST(SlotReservationTest, SlotsAreMadeAheadAndTheFirstPartTakesOne) {
   Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
   tier.EnableSlots("r000000.", 2);
   const uint64_t size = 2 << 20;
-  tier.ReserveSlots(size, 3);
+  tier.ReserveSlots({size}, 3);
   tier.WaitForSlots();
   EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 3u);
   EXPECT_EQ(*tier.UsedBytes(), 3 * size);  // parked slots count against the capacity
@@ -179,7 +179,7 @@ TEST(SlotReservationTest, PartCreatedWhileReservingIsWhole) {
   Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
   tier.EnableSlots("r000000.", 2);
   const uint64_t size = 3 << 20;
-  tier.ReserveSlots(size, 4);
+  tier.ReserveSlots({size}, 4);
   for (int v = 1; v <= 3; ++v) {
     std::string data(size, static_cast<char>('a' + v));
     auto pending = tier.Create("heat", v, "r000000.part", size);
@@ -200,7 +200,7 @@ TEST(SlotReservationTest, ReservationStopsAtTheCapacity) {
   config.capacity = 5 << 20;
   Tier tier(env.get(), TierKind::kMemory, "/shm/0", config);
   tier.EnableSlots("r000000.", 2);
-  tier.ReserveSlots(2 << 20, 3);
+  tier.ReserveSlots({2 << 20}, 3);
   tier.WaitForSlots();
   EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
   EXPECT_LE(*tier.UsedBytes(), config.capacity);
@@ -212,7 +212,7 @@ TEST(SlotReservationTest, ParkedSlotsYieldRoomToOtherFiles) {
   config.capacity = 5 << 20;
   Tier tier(env.get(), TierKind::kMemory, "/shm/0", config);
   tier.EnableSlots("r000000.", 2);
-  tier.ReserveSlots(2 << 20, 2);
+  tier.ReserveSlots({2 << 20}, 2);
   tier.WaitForSlots();
   ASSERT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
   // Another rank's 3 MiB part fits only once this rank's slots are gone.
@@ -229,7 +229,7 @@ TEST(SlotReservationTest, ReleaseDeletesParkedSlotsAndEmptyDirectories) {
   Tier tier(env.get(), TierKind::kMemory, "/shm/cairn-me/0", config);
   ASSERT_TRUE(env->CreateDirs("/shm/cairn-me/0/.route/r000000").ok());
   tier.EnableSlots("r000000.", 2);
-  tier.ReserveSlots(1 << 20, 2);
+  tier.ReserveSlots({1 << 20}, 2);
   EXPECT_EQ(tier.ReleaseParkedSlots() % (1 << 20), 0u);
   EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 0u);
   ASSERT_TRUE(tier.PutFile("heat", 1, "r000000.manifest", "m").ok());

@@ -106,6 +106,13 @@ size_t Arena::used() {
   return header()->top;
 }
 
+size_t Arena::Freeze() {
+  mu_.Lock();
+  return header()->top;
+}
+
+void Arena::Thaw() { mu_.Unlock(); }
+
 uintptr_t Arena::Carve(size_t bytes) {
   Header* h = header();
   if (bytes > capacity_ - h->top) return 0;

@@ -51,6 +51,10 @@ class Arena {
   size_t capacity() const { return capacity_; }
   // Bytes from base that hold the heap: what a checkpoint captures.
   size_t used();
+  // Holds the arena still while a checkpoint copies it (other threads'
+  // allocations wait): returns used(); Thaw lets them go on.
+  size_t Freeze() ACQUIRE(mu_);
+  void Thaw() RELEASE(mu_);
 
  private:
   struct Header;

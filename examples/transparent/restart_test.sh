@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The transparent-mode test (label transparent; docs/transparent.md): the
+# unmodified cg example runs under libcairn_intercept.so, one rank gets
+# SIGUSR1, the job is SIGKILLed after the checkpoint committed, the same
+# command restarts it, and every rank's result is bit-identical to an
+# uninterrupted run without the library. No sleeps: the test acts on the
+# program's own output lines (read from a pipe) and holds it at known
+# iterations through its standard input.
+#
+# usage: restart_test.sh MPIEXEC CG INTERCEPT_LIB WORKDIR TRACKING
+set -euo pipefail
+mpiexec=$1 cg=$2 lib=$3 work=$4 tracking=$5
+np=4 rows=5000 iterations=120 hold1=30 hold2=60
+
+rm -rf "$work"
+mkdir -p "$work/reference" "$work/run"
+shm=/dev/shm/cairn-transparent-test-$$
+trap 'rm -rf "$shm"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export CAIRN_DIR=$work/cairn CAIRN_TIERS_MEMORY_PATH=$shm CAIRN_GENERAL_LOG_LEVEL=info
+export CAIRN_TRANSPARENT_TRACKING=$tracking CAIRN_TOPOLOGY_RANKS_PER_NODE=2
+# mprotect tracking: a kernel write into a tracked page fails (EFAULT)
+# instead of faulting, so Open MPI must not copy messages with the kernel.
+mca=(--mca btl_vader_single_copy_mechanism none)
+job() { "$mpiexec" --allow-run-as-root --oversubscribe -np $np "${mca[@]}" "$@"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+echo "== uninterrupted run without Cairn"
+job "$cg" $rows $iterations "$work/reference" </dev/null >"$work/reference.log" 2>&1
+grep -q "^done" "$work/reference.log" || fail "reference run: $(cat "$work/reference.log")"
+
+echo "== preloaded run (tracking $tracking): SIGUSR1 to rank 2, then SIGKILL"
+mkfifo "$work/stdin" "$work/stdout"
+job env LD_PRELOAD="$lib" "$cg" $rows $iterations "$work/run" $hold1 $hold2 \
+  <"$work/stdin" >"$work/stdout" 2>&1 &
+launcher=$!
+exec 3>"$work/stdin" 4<"$work/stdout"
+declare -A pid
+line=
+# Reads one line of the job into $line, noting rank pids; keeps a copy in
+# run1.log. The ranks' lines reach mpirun in any order.
+next_line() {
+  IFS= read -r line <&4 || fail "the job ended early: $(cat "$work/run1.log")"
+  echo "$line" >>"$work/run1.log"
+  if [[ $line =~ ^rank\ ([0-9]+)\ pid\ ([0-9]+) ]]; then
+    pid[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+  fi
+}
+until_line() {
+  next_line
+  until [[ $line == *"$1"* ]]; do next_line; done
+}
+until_line "hold $hold1"
+while ((${#pid[@]} < np)); do next_line; done
+kill -USR1 "${pid[2]}"          # one rank asks; all take it at the next MPI_Allreduce
+echo go >&3                     # rank 0 goes on
+until_line "hold $hold2"        # the checkpoint came before this point
+grep -q "transparent mode: version 0" "$work/run1.log" || fail "no checkpoint was taken"
+grep -q "tracking $tracking" "$work/run1.log" || [[ $tracking == auto ]] ||
+  fail "the log does not name tracking $tracking"
+kill -KILL "${pid[@]}"
+cat <&4 >>"$work/run1.log" || true
+exec 3>&- 4<&-
+if wait $launcher; then fail "the killed job exited 0"; fi
+
+echo "== the same command again: restart from the checkpoint"
+printf 'go\ngo\n' | job env LD_PRELOAD="$lib" "$cg" $rows $iterations "$work/run" $hold1 $hold2 \
+  >"$work/run2.log" 2>&1 || fail "restarted job failed: $(cat "$work/run2.log")"
+grep -q "restored version 0" "$work/run2.log" || fail "no restore: $(cat "$work/run2.log")"
+# It resumed after iteration $hold1: it never held there again.
+if grep -q "^hold $hold1\$" "$work/run2.log"; then fail "the restarted job ran from the start"; fi
+grep -q "^hold $hold2\$" "$work/run2.log" || fail "the restarted job did not pass iteration $hold2"
+
+echo "== results"
+diff <(grep "^done" "$work/reference.log") <(grep "^done" "$work/run2.log") ||
+  fail "the final residual differs"
+for ((r = 0; r < np; r++)); do
+  cmp "$work/reference/x.$r" "$work/run/x.$r" || fail "rank $r's solution differs"
+done
+echo "PASS: bit-identical after SIGUSR1, SIGKILL and restart (tracking $tracking)"

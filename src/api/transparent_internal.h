@@ -1,0 +1,25 @@
+/* Entry points of libcairn that only libcairn_intercept.so calls: not part
+ * of the public API (cairn.h), and may change with any release; both
+ * libraries ship together. */
+#ifndef CAIRN_API_TRANSPARENT_INTERNAL_H_
+#define CAIRN_API_TRANSPARENT_INTERNAL_H_
+
+#include "cairn/cairn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Notes how the pages of the next checkpoint were found: the tracking
+ * method's name and the arena pages written since the previous version, of
+ * pages_total captured. cairn_last_checkpoint reports it once that
+ * checkpoint commits. Not guarded, never fails. */
+CAIRN_EXPORT void cairn_internal_note_tracking(const char *method,
+                                               unsigned long long pages_written,
+                                               unsigned long long pages_total);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CAIRN_API_TRANSPARENT_INTERNAL_H_ */

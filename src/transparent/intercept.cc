@@ -1,0 +1,302 @@
+// libcairn_intercept.so's entry points (docs/transparent.md): the
+// allocator functions, pthread_create, __libc_start_main and the MPI calls
+// it wraps through the PMPI profiling interface. Each is a thin door into
+// TheRuntime() and its arena.
+//
+// Which allocations the arena gets: every allocation of the program's
+// threads from the end of MPI_Init on. Allocations before that (the C
+// runtime, the loader, the program before MPI_Init) and those made inside
+// Cairn, inside the wrapped MPI calls and by the threads either starts go
+// to the system allocator: they belong to this run's libraries, and a
+// restore, which rewrites the arena, must not rewrite them. free, realloc
+// and malloc_usable_size find a block's owner by its address.
+#include <dlfcn.h>
+#include <errno.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "base/log.h"
+#include "transparent/runtime.h"
+
+// glibc's own allocator under its internal names.
+extern "C" {
+void* __libc_malloc(size_t size);
+void* __libc_calloc(size_t count, size_t size);
+void* __libc_realloc(void* ptr, size_t size);
+void __libc_free(void* ptr);
+void* __libc_memalign(size_t align, size_t size);
+}
+
+namespace cairn {
+namespace {
+
+constexpr size_t kPage = 4096;
+
+// The arena for this thread's allocations, or null for the system's.
+Arena* ArenaForThisThread() {
+  if (t_internal) return nullptr;
+  return ActiveArena();
+}
+
+Arena* Owner(const void* p) { return ArenaOwning(p); }
+
+size_t SystemUsableSize(void* p) {
+  // dlsym may allocate: from the system allocator, since no arena call
+  // reaches here.
+  using Fn = size_t (*)(void*);
+  static Fn system = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "malloc_usable_size"));
+  return system != nullptr ? system(p) : 0;
+}
+
+void* ArenaResult(void* p) {
+  if (p == nullptr) errno = ENOMEM;
+  return p;
+}
+
+void* Memalign(size_t align, size_t size) {
+  if (Arena* arena = ArenaForThisThread()) return ArenaResult(arena->AllocateAligned(align, size));
+  return __libc_memalign(align, size);
+}
+
+bool IsPowerOfTwo(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+// Threads started from inside Cairn or MPI are theirs: they allocate
+// from the system too.
+struct InternalStart {
+  void* (*routine)(void*);
+  void* arg;
+};
+
+void* RunInternalThread(void* raw) {
+  InternalStart start = *static_cast<InternalStart*>(raw);
+  __libc_free(raw);
+  t_internal = true;
+  return start.routine(start.arg);
+}
+
+// A safe point's failure cannot be returned through the MPI call: it is
+// said on stderr, and the program goes on (its last checkpoint stands).
+void SafePointFrom(const char* call) {
+  Status s = TheRuntime().SafePoint();
+  if (!s.ok()) Log(LogLevel::kError, "transparent mode: checkpoint in {} failed: {}", call, s.ToString());
+}
+
+int AfterInit(int rc) {
+  if (rc != MPI_SUCCESS) return rc;
+  Status s = TheRuntime().AfterMpiInit();
+  if (s.ok()) return rc;
+  Log(LogLevel::kError, "transparent mode: {}", s.ToString());
+  return MPI_ERR_OTHER;
+}
+
+}  // namespace
+}  // namespace cairn
+
+using cairn::Arena;
+using cairn::InternalScope;
+using cairn::TheRuntime;
+
+extern "C" {
+
+__attribute__((visibility("default"))) void* malloc(size_t size) {
+  if (Arena* arena = cairn::ArenaForThisThread()) return cairn::ArenaResult(arena->Allocate(size));
+  return __libc_malloc(size);
+}
+
+__attribute__((visibility("default"))) void free(void* ptr) {
+  if (Arena* arena = cairn::Owner(ptr)) {
+    arena->Free(ptr);
+  } else {
+    __libc_free(ptr);
+  }
+}
+
+__attribute__((visibility("default"))) void* calloc(size_t count, size_t size) {
+  Arena* arena = cairn::ArenaForThisThread();
+  if (arena == nullptr) return __libc_calloc(count, size);
+  size_t bytes;
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  void* p = arena->Allocate(bytes);
+  if (p != nullptr) std::memset(p, 0, bytes);
+  return cairn::ArenaResult(p);
+}
+
+__attribute__((visibility("default"))) void* realloc(void* ptr, size_t size) {
+  if (ptr == nullptr) return malloc(size);
+  if (size == 0) {
+    free(ptr);
+    return nullptr;
+  }
+  Arena* owner = cairn::Owner(ptr);
+  Arena* target = cairn::ArenaForThisThread();
+  if (owner == nullptr && target == nullptr) return __libc_realloc(ptr, size);
+  size_t old_size = owner != nullptr ? owner->UsableSize(ptr) : cairn::SystemUsableSize(ptr);
+  if (owner != nullptr && old_size >= size) return ptr;
+  // Moves between the arena and the system heap, or grows in the arena.
+  void* moved = malloc(size);
+  if (moved == nullptr) return nullptr;
+  std::memcpy(moved, ptr, old_size < size ? old_size : size);
+  free(ptr);
+  return moved;
+}
+
+__attribute__((visibility("default"))) int posix_memalign(void** out, size_t align, size_t size) {
+  if (!cairn::IsPowerOfTwo(align) || align % sizeof(void*) != 0) return EINVAL;
+  void* p = cairn::Memalign(align, size);
+  if (p == nullptr) return ENOMEM;
+  *out = p;
+  return 0;
+}
+
+__attribute__((visibility("default"))) void* aligned_alloc(size_t align, size_t size) {
+  if (!cairn::IsPowerOfTwo(align)) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  return cairn::Memalign(align, size);
+}
+
+__attribute__((visibility("default"))) void* memalign(size_t align, size_t size) {
+  if (!cairn::IsPowerOfTwo(align)) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  return cairn::Memalign(align, size);
+}
+
+__attribute__((visibility("default"))) void* valloc(size_t size) {
+  return cairn::Memalign(cairn::kPage, size);
+}
+
+__attribute__((visibility("default"))) void* pvalloc(size_t size) {
+  return cairn::Memalign(cairn::kPage, (size + cairn::kPage - 1) / cairn::kPage * cairn::kPage);
+}
+
+__attribute__((visibility("default"))) size_t malloc_usable_size(void* ptr) {
+  if (ptr == nullptr) return 0;
+  if (Arena* arena = cairn::Owner(ptr)) return arena->UsableSize(ptr);
+  return cairn::SystemUsableSize(ptr);
+}
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
+                                                          const pthread_attr_t* attr,
+                                                          void* (*routine)(void*), void* arg) {
+  using Fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  static Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "pthread_create"));
+  if (!cairn::t_internal) return real(thread, attr, routine, arg);
+  auto* start = static_cast<cairn::InternalStart*>(__libc_malloc(sizeof(cairn::InternalStart)));
+  if (start == nullptr) return EAGAIN;
+  *start = {routine, arg};
+  int rc = real(thread, attr, &cairn::RunInternalThread, start);
+  if (rc != 0) __libc_free(start);
+  return rc;
+}
+
+// main runs on the fixed stack (process_image.h) when transparent mode
+// could start; otherwise as usual, after a message saying why.
+using MainFn = int (*)(int, char**, char**);
+static MainFn g_program_main = nullptr;
+
+static int MainOnFixedStack(int argc, char** argv, char** envp) {
+  cairn::TransparentRuntime& rt = TheRuntime();
+  if (!rt.started()) return g_program_main(argc, argv, envp);
+  return cairn::RunMainOnStack(rt.stack(), g_program_main, argc, argv, envp);
+}
+
+__attribute__((visibility("default"))) int __libc_start_main(
+    MainFn main, int argc, char** argv, void (*init)(void), void (*fini)(void),
+    void (*rtld_fini)(void), void* stack_end) {
+  using Fn = int (*)(MainFn, int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
+  Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "__libc_start_main"));
+  g_program_main = main;
+  cairn::Status s = TheRuntime().Start();
+  if (!s.ok()) {
+    std::fprintf(stderr, "cairn: transparent mode is off for this run: %s\n", s.ToString().c_str());
+  }
+  return real(&MainOnFixedStack, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+// Before anything else of the program runs: the fixed layout (the process
+// is executed again without address randomisation, at most once).
+__attribute__((constructor)) static void FixLayoutEarly(int, char** argv, char** envp) {
+  const char* off = getenv("CAIRN_TRANSPARENT_FIXED_LAYOUT");
+  if (off != nullptr && (std::strcmp(off, "false") == 0 || std::strcmp(off, "0") == 0)) return;
+  cairn::Status s = cairn::EnsureFixedLayout(argv, envp);
+  if (!s.ok()) std::fprintf(stderr, "cairn: %s\n", s.ToString().c_str());
+}
+
+// MPI: initialisation restores, finalisation finalizes Cairn, and the
+// collective calls and waits are safe points.
+__attribute__((visibility("default"))) int MPI_Init(int* argc, char*** argv) {
+  int rc;
+  {
+    InternalScope internal;
+    rc = PMPI_Init(argc, argv);
+  }
+  return cairn::AfterInit(rc);
+}
+
+__attribute__((visibility("default"))) int MPI_Init_thread(int* argc, char*** argv, int required,
+                                                           int* provided) {
+  int rc;
+  {
+    InternalScope internal;
+    rc = PMPI_Init_thread(argc, argv, required, provided);
+  }
+  return cairn::AfterInit(rc);
+}
+
+__attribute__((visibility("default"))) int MPI_Finalize(void) {
+  cairn::Status s = TheRuntime().BeforeMpiFinalize();
+  if (!s.ok()) cairn::Log(cairn::LogLevel::kError, "transparent mode: {}", s.ToString());
+  InternalScope internal;
+  return PMPI_Finalize();
+}
+
+__attribute__((visibility("default"))) int MPI_Barrier(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) cairn::SafePointFrom("MPI_Barrier");
+  InternalScope internal;
+  return PMPI_Barrier(comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Allreduce(const void* send, void* recv, int count,
+                                                         MPI_Datatype type, MPI_Op op,
+                                                         MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) cairn::SafePointFrom("MPI_Allreduce");
+  InternalScope internal;
+  return PMPI_Allreduce(send, recv, count, type, op, comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  InternalScope internal;
+  return PMPI_Wait(request, status);
+}
+
+__attribute__((visibility("default"))) int MPI_Waitall(int count, MPI_Request requests[],
+                                                       MPI_Status statuses[]) {
+  InternalScope internal;
+  return PMPI_Waitall(count, requests, statuses);
+}
+
+__attribute__((visibility("default"))) int MPI_Waitany(int count, MPI_Request requests[],
+                                                       int* index, MPI_Status* status) {
+  InternalScope internal;
+  return PMPI_Waitany(count, requests, index, status);
+}
+
+__attribute__((visibility("default"))) int MPI_Waitsome(int count, MPI_Request requests[],
+                                                        int* done, int indices[],
+                                                        MPI_Status statuses[]) {
+  InternalScope internal;
+  return PMPI_Waitsome(count, requests, done, indices, statuses);
+}
+
+}  // extern "C"

@@ -1,0 +1,396 @@
+// The transparent-mode runtime (runtime.h). Built without the stack
+// protector: Restore changes the canary (SetStackGuard) in a frame that
+// then leaves through setcontext, and no frame of this file may check it.
+#include "transparent/runtime.h"
+
+#include <mpi.h>
+#include <sys/mman.h>
+
+#include <csignal>
+#include <cstring>
+#include <vector>
+
+#include "api/transparent_internal.h"
+#include "base/log.h"
+#include "cairn/cairn.h"
+#include "env/env.h"
+
+namespace cairn {
+
+thread_local bool t_internal __attribute__((tls_model("initial-exec"))) = false;
+
+namespace internal {
+constinit std::atomic<Arena*> g_active_arena{nullptr};
+constinit std::atomic<Arena*> g_reserved_arena{nullptr};
+}  // namespace internal
+
+namespace {
+
+constexpr uint64_t kImageMagic = 0x31676d4969616e43;  // "CnaiImg1"
+constexpr int kMaxDataRanges = 64;
+constexpr size_t kPage = 4096;
+// Bytes below the safe point's stack pointer captured too (the x86-64
+// red zone, and the margin getcontext's own frame used).
+constexpr size_t kBelowStackPointer = 1024;
+// The fixed stack ends this far below the arena, so the two mappings stay apart.
+constexpr uintptr_t kStackGap = 2 << 20;
+// The tracked window of the heap grows in steps of this (uffd-wp arms every
+// page of it, so it covers the heap, not the whole reservation).
+constexpr size_t kTrackStep = size_t{64} << 20;
+constexpr size_t kRestoreStackBytes = size_t{16} << 20;
+
+// What a restart needs before it can read the rest: the shapes of the
+// regions, the registers at the safe point, the canary, and two addresses
+// that prove code and libraries sit where they did. Region 0 of
+// <name>.image; docs/format.md "Transparent mode".
+struct ImageControl {
+  uint64_t magic = 0;
+  int64_t version = -1;
+  uint64_t arena_base = 0;
+  uint64_t arena_capacity = 0;
+  uint64_t heap_bytes = 0;
+  MemoryRange stack;  // the captured part of main's stack
+  uint64_t stack_guard = 0;
+  uint64_t code_anchor = 0;  // this library's TheRuntime
+  uint64_t mpi_anchor = 0;   // MPI_COMM_WORLD (in Open MPI, libmpi's data)
+  uint32_t data_count = 0;
+  MemoryRange data[kMaxDataRanges];
+  ucontext_t context;
+};
+
+// The image of the checkpoint being written, or the one restored: in this
+// library's data, so its context's pointers (fpregs) stay valid.
+ImageControl g_image;
+// Set by a restore right before it jumps into the restored context: tells
+// TakeCheckpoint's second return from getcontext from its first.
+volatile sig_atomic_t g_resumed = 0;
+
+// The restore's own stack and its way back on failure.
+ucontext_t g_init_context;
+struct PendingRestore {
+  int64_t version = -1;
+  ImageControl* staged = nullptr;
+  Status status;
+} g_pending;
+
+// [general] log_level, read as runtime/engine.cc reads it for libcairn's
+// logger (this library carries a logger of its own).
+LogLevel LogLevelNamed(const std::string& name) {
+  if (name == "debug") return LogLevel::kDebug;
+  if (name == "info") return LogLevel::kInfo;
+  if (name == "error") return LogLevel::kError;
+  if (name == "off") return LogLevel::kOff;
+  return LogLevel::kWarn;
+}
+
+uintptr_t CodeAnchor() { return reinterpret_cast<uintptr_t>(&TheRuntime); }
+uintptr_t MpiAnchor() { return reinterpret_cast<uintptr_t>(MPI_COMM_WORLD); }
+
+Status CairnError(int rc, const std::string& what) {
+  return Status(static_cast<Code>(rc), what + ": " + cairn_error_message(CAIRN_LAST_ERROR));
+}
+
+int ProtectRange(int id, const MemoryRange& r) {
+  return cairn_protect(id, reinterpret_cast<void*>(r.begin), r.bytes(), 1);
+}
+
+// The regions of the data checkpoint, in id order from 1.
+std::vector<MemoryRange> DataRegions(const ImageControl& image) {
+  std::vector<MemoryRange> regions;
+  regions.push_back({image.arena_base, image.arena_base + image.heap_bytes});
+  regions.push_back(image.stack);
+  for (uint32_t i = 0; i < image.data_count; ++i) regions.push_back(image.data[i]);
+  return regions;
+}
+
+// Protects regions as ids 1.., runs write (a checkpoint or a restart),
+// unprotects them again whatever it did.
+int WithDataRegions(const std::vector<MemoryRange>& regions, int (*call)(const char*, int),
+                    const char* name, int version) {
+  int rc = CAIRN_SUCCESS;
+  int protected_count = 0;
+  for (const MemoryRange& r : regions) {
+    rc = ProtectRange(1 + protected_count, r);
+    if (rc != CAIRN_SUCCESS) break;
+    ++protected_count;
+  }
+  if (rc == CAIRN_SUCCESS) rc = call(name, version);
+  for (int id = 1; id <= protected_count; ++id) (void)cairn_unprotect(id);
+  return rc;
+}
+
+// Region 0 alone, likewise.
+int WithImageRegion(ImageControl* image, int (*call)(const char*, int), const char* name,
+                    int version) {
+  int rc = cairn_protect(0, image, sizeof(*image), 1);
+  if (rc != CAIRN_SUCCESS) return rc;
+  rc = call(name, version);
+  (void)cairn_unprotect(0);
+  return rc;
+}
+
+// kMismatch naming what differs when `image` cannot be restored into this
+// process.
+Status CheckImageFits(const ImageControl& image, const Arena& arena, const MemoryRange& stack) {
+  if (image.magic != kImageMagic) return Error(Code::kCorrupt, "the image has no magic number");
+  if (image.arena_base != arena.base() || image.arena_capacity != arena.capacity()) {
+    return Error(Code::kMismatch,
+                 "the checkpoint's heap was at {:#x} ({} bytes), this run's is at {:#x} ({} "
+                 "bytes): set [transparent] arena_address and arena_size as in that run",
+                 image.arena_base, image.arena_capacity, arena.base(), arena.capacity());
+  }
+  if (image.stack.begin < stack.begin || image.stack.end != stack.end) {
+    return Error(Code::kMismatch,
+                 "the checkpoint's stack {:#x}-{:#x} does not fit this run's {:#x}-{:#x}: set "
+                 "[transparent] stack_size as in that run",
+                 image.stack.begin, image.stack.end, stack.begin, stack.end);
+  }
+  if (image.code_anchor != CodeAnchor() || image.mpi_anchor != MpiAnchor()) {
+    return Error(Code::kMismatch,
+                 "code and libraries are not where they were in the checkpointed run "
+                 "(address-space randomisation: keep [transparent] fixed_layout = true, and run "
+                 "the same program with the same libraries)");
+  }
+  std::vector<MemoryRange> data = ProgramDataRanges();
+  if (data.size() != image.data_count ||
+      !std::equal(data.begin(), data.end(), image.data)) {
+    return Error(Code::kMismatch,
+                 "the program's data segment differs from the checkpointed run's (was the "
+                 "program rebuilt?)");
+  }
+  return Status::Ok();
+}
+
+// Runs on the restore stack: the fixed stack is about to be overwritten.
+void RestoreOnOwnStack() {
+  TransparentRuntime& rt = TheRuntime();
+  g_pending.status = Status::Ok();
+  // Only returns on failure (a restore jumps into the restored context).
+  g_pending.status = rt.RestoreDataForPending();
+  setcontext(&g_init_context);
+}
+
+}  // namespace
+
+TransparentRuntime& TheRuntime() {
+  static TransparentRuntime* runtime = new TransparentRuntime();  // lives until exit
+  return *runtime;
+}
+
+Status TransparentRuntime::Start() {
+  InternalScope internal;
+  auto config = LoadConfig(nullptr, ProcessEnvLookup(), ProcessEnvNames(),
+                           [](const std::string& path, uint64_t max_bytes) {
+                             return PosixEnv()->ReadFileUpTo(path, max_bytes);
+                           });
+  if (!config.ok()) return config.status();
+  config_ = *config;
+  SetLogLevel(LogLevelNamed(config_.log_level));
+  const TransparentSettings& t = config_.transparent;
+  if (t.arena_address <= kStackGap + t.stack_size + kPage) {
+    return Error(Code::kConfig, "transparent.arena_address {:#x} leaves no room for the stack "
+                                "below it",
+                 t.arena_address);
+  }
+  auto stack = ReserveFixedStack(t.arena_address - kStackGap, t.stack_size);
+  if (!stack.ok()) return stack.status();
+  auto base = Arena::Reserve(t.arena_address, t.arena_size);
+  if (!base.ok()) {
+    munmap(reinterpret_cast<void*>(stack->begin - kPage), stack->bytes() + kPage);
+    return base.status();
+  }
+  stack_ = *stack;
+  arena_ = std::make_unique<Arena>(*base, t.arena_size);
+  arena_->Format();
+  internal::g_reserved_arena.store(arena_.get(), std::memory_order_release);
+  started_ = true;
+  return Status::Ok();
+}
+
+Status TransparentRuntime::AfterMpiInit() {
+  if (!started_) return Status::Ok();
+  InternalScope internal;
+  int rc = cairn_init(MPI_COMM_WORLD, nullptr);
+  if (rc != CAIRN_SUCCESS) return CairnError(rc, "cairn_init in MPI_Init");
+  cairn_ready_ = true;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  SetLogRank(rank);
+  int newest = cairn_restart_test(ImageName().c_str(), -1);
+  if (newest < 0 && cairn_last_error() != CAIRN_SUCCESS) {
+    return CairnError(cairn_last_error(), "looking for a transparent checkpoint");
+  }
+  if (newest >= 0) return Restore(newest);  // returns only on failure
+  CAIRN_RETURN_IF_ERROR(TrackWindow(arena_->used()));
+  internal::g_active_arena.store(arena_.get(), std::memory_order_release);
+  Log(LogLevel::kInfo, "transparent mode: heap at {:#x}, tracking {}", arena_->base(),
+      DirtyMethodName(tracker_->method()));
+  return Status::Ok();
+}
+
+Status TransparentRuntime::BeforeMpiFinalize() {
+  if (!cairn_ready_) return Status::Ok();
+  InternalScope internal;
+  cairn_ready_ = false;
+  int rc = cairn_finalize();
+  if (rc != CAIRN_SUCCESS) return CairnError(rc, "cairn_finalize in MPI_Finalize");
+  return Status::Ok();
+}
+
+Status TransparentRuntime::SafePoint() {
+  if (!cairn_ready_ || ActiveArena() == nullptr) return Status::Ok();
+  InternalScope internal;
+  int requested = cairn_checkpoint_requested();
+  if (requested < 0) return CairnError(requested, "safe point");
+  if (requested == 0) return Status::Ok();
+  return TakeCheckpoint();
+}
+
+// getcontext returns twice: now, and after a restore in a later run. What
+// the second return needs is in callee-saved registers (restored by
+// setcontext) or in this frame as it was when the checkpoint copied it.
+__attribute__((noinline)) Status TransparentRuntime::TakeCheckpoint() {
+  g_resumed = 0;
+  getcontext(&g_image.context);
+  if (g_resumed) {
+    g_resumed = 0;
+    Log(LogLevel::kInfo, "transparent mode: resumed version {}", g_image.version);
+    return Status::Ok();
+  }
+  int64_t version = next_version_;
+  size_t heap_bytes = arena_->Freeze();  // other threads' allocations wait
+  g_image.magic = kImageMagic;
+  g_image.version = version;
+  g_image.arena_base = arena_->base();
+  g_image.arena_capacity = arena_->capacity();
+  g_image.heap_bytes = heap_bytes;
+  uintptr_t sp = StackPointerOf(g_image.context);
+  g_image.stack = {(sp - kBelowStackPointer) & ~uintptr_t{63}, stack_.end};
+  g_image.stack_guard = StackGuard();
+  g_image.code_anchor = CodeAnchor();
+  g_image.mpi_anchor = MpiAnchor();
+  std::vector<MemoryRange> data = ProgramDataRanges();
+  Status s = data.size() <= kMaxDataRanges
+                 ? Status::Ok()
+                 : Error(Code::kUnsupported, "the program's data has {} pieces, at most {} are "
+                                             "supported",
+                         data.size(), kMaxDataRanges);
+  if (s.ok()) {
+    g_image.data_count = static_cast<uint32_t>(data.size());
+    std::copy(data.begin(), data.end(), g_image.data);
+    NoteWrittenPages(heap_bytes);
+    s = WriteImage(version);
+  }
+  arena_->Thaw();
+  if (s.ok()) ++next_version_;
+  return s;
+}
+
+Status TransparentRuntime::WriteImage(int64_t version) {
+  const int v = static_cast<int>(version);
+  // The image first: a version whose data is missing is passed over by a
+  // restart, which then reads the version before.
+  int rc = WithImageRegion(&g_image, &cairn_checkpoint, ImageName().c_str(), v);
+  if (rc != CAIRN_SUCCESS) return CairnError(rc, "checkpointing the process image");
+  rc = WithDataRegions(DataRegions(g_image), &cairn_checkpoint, DataName().c_str(), v);
+  if (rc != CAIRN_SUCCESS) return CairnError(rc, "checkpointing the heap, stack and data");
+  Log(LogLevel::kInfo, "transparent mode: version {} ({} heap bytes, {} stack bytes)", v,
+      g_image.heap_bytes, g_image.stack.bytes());
+  return Status::Ok();
+}
+
+Status TransparentRuntime::Restore(int64_t version) {
+  auto staged = std::make_unique<ImageControl>();
+  int rc = WithImageRegion(staged.get(), &cairn_restart, ImageName().c_str(),
+                           static_cast<int>(version));
+  if (rc < 0) return CairnError(rc, "restoring the process image");
+  CAIRN_RETURN_IF_ERROR(CheckImageFits(*staged, *arena_, stack_).Annotate(
+      fmt::format("restoring {} version {}", ImageName(), rc)));
+  // The restore overwrites the fixed stack this call runs on: it runs on a
+  // stack of its own, and comes back here only if it fails.
+  void* restore_stack = mmap(nullptr, kRestoreStackBytes, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (restore_stack == MAP_FAILED) {
+    return Error(Code::kNoSpace, "no memory for the restore's stack: {}", std::strerror(errno));
+  }
+  g_pending = {rc, staged.get(), Status::Ok()};
+  ucontext_t restore_context;
+  getcontext(&restore_context);
+  restore_context.uc_stack.ss_sp = restore_stack;
+  restore_context.uc_stack.ss_size = kRestoreStackBytes;
+  restore_context.uc_link = nullptr;
+  makecontext(&restore_context, &RestoreOnOwnStack, 0);
+  swapcontext(&g_init_context, &restore_context);
+  munmap(restore_stack, kRestoreStackBytes);
+  return g_pending.status;
+}
+
+Status TransparentRuntime::RestoreDataForPending() {
+  ImageControl* staged = g_pending.staged;
+  const int v = static_cast<int>(g_pending.version);
+  int rc = WithDataRegions(DataRegions(*staged), &cairn_restart, DataName().c_str(), v);
+  if (rc < 0) return CairnError(rc, fmt::format("restoring the heap, stack and data of {}", DataName()));
+  if (rc != v) {
+    return Error(Code::kCorrupt,
+                 "version {} of {} could not be restored (version {} was instead, whose "
+                 "process image does not go with it); the heap, stack and data now hold "
+                 "version {}",
+                 v, DataName(), rc, rc);
+  }
+  CAIRN_RETURN_IF_ERROR(arena_->Check());
+  g_image = *staged;
+  g_image.context.uc_mcontext.fpregs = &g_image.context.__fpregs_mem;
+  next_version_ = v + 1;
+  CAIRN_RETURN_IF_ERROR(TrackWindow(g_image.heap_bytes));
+  DirtyPageSet restored_pages;  // the restore's own writes are no program writes
+  (void)tracker_->Collect(&restored_pages);
+  internal::g_active_arena.store(arena_.get(), std::memory_order_release);
+  Log(LogLevel::kInfo, "transparent mode: restored version {} ({} heap bytes), tracking {}", v,
+      g_image.heap_bytes, DirtyMethodName(tracker_->method()));
+  SetStackGuard(g_image.stack_guard);
+  g_resumed = 1;
+  setcontext(&g_image.context);
+  return Error(Code::kInternal, "setcontext into the restored process image failed");
+}
+
+void TransparentRuntime::NoteWrittenPages(size_t heap_bytes) {
+  const uint64_t heap_pages = (heap_bytes + kPage - 1) / kPage;
+  uint64_t written = heap_pages;
+  const char* method = "none";
+  if (tracker_) {
+    method = DirtyMethodName(tracker_->method());
+    Status s = tracker_->Collect(&written_pages_);
+    if (s.ok()) {
+      written = 0;
+      for (const auto& run : written_pages_.runs) {
+        if (run.first >= heap_pages) break;
+        written += std::min(run.count, heap_pages - run.first);
+      }
+      uint64_t tracked_pages = tracked_bytes_ / kPage;
+      if (heap_pages > tracked_pages) written += heap_pages - tracked_pages;
+    } else {
+      Log(LogLevel::kWarn, "transparent mode: dirty-page tracking failed, counting every page: {}",
+          s.ToString());
+    }
+  }
+  cairn_internal_note_tracking(method, written, heap_pages);
+  Log(LogLevel::kInfo, "transparent mode: {} of {} heap pages written since the last version ({})",
+      written, heap_pages, method);
+  Status widened = TrackWindow(heap_bytes);
+  if (!widened.ok()) Log(LogLevel::kWarn, "transparent mode: {}", widened.ToString());
+}
+
+Status TransparentRuntime::TrackWindow(size_t heap_bytes) {
+  size_t want = std::max(kTrackStep, (2 * heap_bytes + kTrackStep - 1) / kTrackStep * kTrackStep);
+  want = std::min(want, arena_->capacity());
+  if (tracker_ && want <= tracked_bytes_) return Status::Ok();
+  tracker_.reset();  // one mprotect tracker per process: the old one goes first
+  auto tracker = DirtyTracker::Create(config_.transparent.tracking,
+                                      reinterpret_cast<void*>(arena_->base()), want);
+  if (!tracker.ok()) return tracker.status().Annotate("transparent.tracking");
+  tracker_ = std::move(tracker).value();
+  tracked_bytes_ = want;
+  return Status::Ok();
+}
+
+}  // namespace cairn

@@ -1,0 +1,124 @@
+// The transparent-mode runtime of libcairn_intercept.so
+// (docs/transparent.md): owns the arena, main's fixed stack and the dirty
+// tracker; takes a checkpoint of the process image at a safe point and
+// restores it in MPI_Init. Cairn itself is reached through the public C API
+// of libcairn.so (checkpoints are written by its engine like any other).
+// Checkpoints: two names per version v, written in this order:
+//   <name>.image  region 0: the ImageControl (shapes, registers, canary)
+//   <name>        region 1 the heap, 2 main's stack, 3.. the program's data
+// so a restart reads the image first and learns the shapes of the rest.
+// Thread-safety: Start runs before main; the rest on the thread that
+// called MPI_Init. There is one runtime per process (TheRuntime): the
+// preloaded entry points (malloc, MPI_*) have no handle to carry it.
+#ifndef CAIRN_TRANSPARENT_RUNTIME_H_
+#define CAIRN_TRANSPARENT_RUNTIME_H_
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/config.h"
+#include "base/status.h"
+#include "transparent/arena.h"
+#include "transparent/dirty_tracker.h"
+#include "transparent/process_image.h"
+
+namespace cairn {
+
+class TransparentRuntime {
+ public:
+  // Before main: loads the configuration, reserves the arena and the fixed
+  // stack. An error leaves the process running without transparent mode
+  // (main on its own stack, the system allocator), after saying why.
+  Status Start();
+  bool started() const { return started_; }
+  const MemoryRange& stack() const { return stack_; }
+
+  // In MPI_Init, after the real one: cairn_init over MPI_COMM_WORLD, then,
+  // when a checkpoint exists, the restore. A successful restore does not
+  // return: the process resumes at the checkpoint's safe point.
+  Status AfterMpiInit();
+  // At a safe point of the main thread: when the signal reached any rank
+  // (collective over MPI_COMM_WORLD), checkpoints the process image. After
+  // a restore, execution resumes inside this call, which then returns.
+  Status SafePoint();
+  // In MPI_Finalize, before the real one: cairn_finalize.
+  Status BeforeMpiFinalize();
+
+  // The heap: ActiveArena() and ArenaOwning() below are how the allocator
+  // entry points reach it.
+  Arena* arena() const { return arena_.get(); }
+  // The heap pages written between the last two versions: what an
+  // incremental writer needs to hash and write (dedup's incremental mode).
+  const DirtyPageSet& written_pages() const { return written_pages_; }
+
+  // The second half of a restore, on a stack of its own (runtime.cc):
+  // only returns when it fails.
+  Status RestoreDataForPending();
+
+ private:
+  Status TakeCheckpoint();
+  Status WriteImage(int64_t version);
+  // Reads the image of `version`, checks that it fits this process, then
+  // restores the rest; only returns when it fails.
+  Status Restore(int64_t version);
+  // Pages of the heap written since the last version (all pages of the
+  // heap beyond the tracked window count as written), noted for
+  // cairn_last_checkpoint; re-arms and, when the heap outgrew it, widens
+  // the tracked window.
+  void NoteWrittenPages(size_t heap_bytes);
+  Status TrackWindow(size_t heap_bytes);
+  std::string ImageName() const { return config_.transparent.name + ".image"; }
+  const std::string& DataName() const { return config_.transparent.name; }
+
+  Config config_;
+  bool started_ = false;
+  bool cairn_ready_ = false;
+  std::unique_ptr<Arena> arena_;
+  MemoryRange stack_;
+  std::unique_ptr<DirtyTracker> tracker_;
+  size_t tracked_bytes_ = 0;  // the tracked window: [base, base + tracked_bytes_)
+  DirtyPageSet written_pages_;
+  int64_t next_version_ = 0;
+};
+
+TransparentRuntime& TheRuntime();
+
+// For the allocator entry points, which run before any constructor (the
+// runtime's own construction allocates): plain constant-initialized
+// pointers, never a call into TheRuntime().
+namespace internal {
+extern constinit std::atomic<Arena*> g_active_arena;  // set once AfterMpiInit is done
+extern constinit std::atomic<Arena*> g_reserved_arena;  // set once Start reserved it
+}  // namespace internal
+// The arena new allocations go to (null: the system allocator's turn, before
+// MPI_Init has finished).
+inline Arena* ActiveArena() { return internal::g_active_arena.load(std::memory_order_acquire); }
+// The arena that owns p, or null.
+inline Arena* ArenaOwning(const void* p) {
+  Arena* arena = internal::g_reserved_arena.load(std::memory_order_acquire);
+  return p != nullptr && arena != nullptr && arena->Owns(p) ? arena : nullptr;
+}
+
+// Whether this thread's allocations bypass the arena: inside Cairn and
+// inside the wrapped MPI calls (their buffers belong to this run's
+// libraries, not to the program), and in the threads those start.
+// initial-exec TLS: reading it must not allocate (malloc reads it).
+extern thread_local bool t_internal __attribute__((tls_model("initial-exec")));
+
+// Sets t_internal for a scope.
+class InternalScope {
+ public:
+  InternalScope() : previous_(t_internal) { t_internal = true; }
+  ~InternalScope() { t_internal = previous_; }
+  InternalScope(const InternalScope&) = delete;
+  InternalScope& operator=(const InternalScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
+}  // namespace cairn
+
+#endif  // CAIRN_TRANSPARENT_RUNTIME_H_

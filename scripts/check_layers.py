@@ -22,22 +22,27 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "src"
 # sits below storage/, whose pmem tier copies and persists with it.
 LAYERS = [["base"], ["env"], ["codec"], ["pmem"], ["format"], ["comm"], ["storage"], ["model"],
           ["policy"], ["dedup", "redundancy", "varray"], ["runtime"], ["api"],
-          ["compat"], ["intercept"], ["cli"]]
+          ["compat"], ["transparent"], ["cli"]]
 LEVEL = {m: i for i, line in enumerate(LAYERS) for m in line}
 # format/ (bytes) and storage/ (places) know nothing of each other.
 FORBIDDEN_PAIRS = {("format", "storage"), ("storage", "format")}
-MPI_INCLUDE_ALLOWED = {"comm", "api", "compat"}  # api/ only for MPI_Comm in cairn_init
+MPI_INCLUDE_ALLOWED = {"comm", "api", "compat", "transparent"}  # api/ only for MPI_Comm in cairn_init
 # compat/ serves MPI applications through the peers' APIs, whose collective
 # flags (VeloC's Checkpoint_end(success), SCR's Complete_*(valid)) it agrees
 # over the application's communicator: the public API has no such call.
-MPI_CALLS_ALLOWED = {"comm", "compat"}
+# transparent/ is libcairn_intercept.so: it wraps MPI calls (PMPI) in the
+# program it is preloaded into.
+MPI_CALLS_ALLOWED = {"comm", "compat", "transparent"}
 # compat/ sits on the public API only (libcairn's exported headers) and has
 # no Env: it reads the peers' configuration files, hands Cairn a translated
 # one and moves the peers' output files itself.
 PUBLIC_API_ONLY = {"compat"}
 FS_HEADERS = {"fcntl.h", "dirent.h", "sys/mman.h", "sys/stat.h", "sys/statvfs.h", "fstream",
               "filesystem", "pthread.h"}
-OS_ALLOWED = {"env", "compat"}
+# transparent/ is the preloaded process's allocator and loader hook: it maps
+# its arena and stack, reads /proc/self/pagemap and re-executes the program
+# before any Env could exist (and Env allocates, which its malloc serves).
+OS_ALLOWED = {"env", "compat", "transparent"}
 
 # (file relative to src/, rule) -> why it may.
 ALLOWED = {

@@ -154,6 +154,20 @@ typedef struct cairn_checkpoint_info {
   double seconds;           /* time spent inside the call on this rank */
   unsigned long long bytes; /* bytes this rank wrote */
   char reason[512];         /* one readable line: placement and why (truncated) */
+  char tracking[16];        /* transparent mode: how the written pages of the preloaded
+                               heap were found: "uffd-wp", "soft-dirty", "mprotect" or
+                               "none" (every page); "" for other checkpoints */
+  unsigned long long pages_written; /* transparent mode: heap pages written since the
+                                       previous version */
+  unsigned long long pages_total;   /* transparent mode: heap pages this version holds */
+  /* [dedup] (docs/dedup.md): this rank's pages of this version by where their
+     bytes are; all 0 with dedup.mode = "off". */
+  unsigned long long pages_unique;     /* stored by this rank in this version */
+  unsigned long long pages_local_dup;  /* equal to a page this rank stores */
+  unsigned long long pages_remote_ref; /* stored once for the job by another rank */
+  unsigned long long pages_unchanged;  /* unchanged since the previous version */
+  double dedup_hash_seconds;           /* hashing the pages */
+  double dedup_reduce_seconds;         /* the collective top-K reduction */
 } cairn_checkpoint_info;
 
 #define CAIRN_CHECKPOINT_INFO_INIT CAIRN_SIZED_INIT_(cairn_checkpoint_info)
@@ -274,6 +288,37 @@ CAIRN_EXPORT const char *cairn_error_message(int code);
 /* The code of this thread's last error: CAIRN_SUCCESS if the last Cairn call
  * on this thread succeeded. */
 CAIRN_EXPORT int cairn_last_error(void);
+
+/* Transparent mode (docs/transparent.md). A program preloaded with
+ * libcairn_intercept.so needs none of these; they serve programs that link
+ * Cairn and want part of the paper's transparent mode. */
+
+/* Region ids from this value up are the blocks of cairn_malloc_protected:
+ * cairn_protect should not use them. */
+#define CAIRN_PROTECTED_ID_BASE 0x40000000
+
+/* Allocates size bytes (zeroed, page-aligned) that every later checkpoint
+ * captures: the block is protected as region CAIRN_PROTECTED_ID_BASE + n,
+ * n counting this process's calls from 0, so a restarted run that
+ * allocates its blocks in the same order before cairn_restart gets their
+ * contents back. NULL on failure (CAIRN_E_NOT_INITIALIZED before cairn_init,
+ * CAIRN_E_INVALID_ARGUMENT for 0, CAIRN_E_NO_SPACE); the code and message
+ * are this thread's last error. */
+CAIRN_EXPORT void *cairn_malloc_protected(size_t size);
+
+/* Unprotects and frees a block of cairn_malloc_protected (NULL: nothing).
+ * CAIRN_E_NOT_FOUND for any other pointer. */
+CAIRN_EXPORT int cairn_free_protected(void *ptr);
+
+/* Collective. 1 when [transparent] signal (default SIGUSR1) reached any rank
+ * since the last committed checkpoint, else 0 (the same on every rank). The
+ * request stays pending until a checkpoint commits. */
+CAIRN_EXPORT int cairn_checkpoint_requested(void);
+
+/* Collective safe point. When the signal reached any rank, checkpoints every
+ * protected region as checkpoint [transparent] name, version one above its
+ * newest stored version, and returns 1; else returns 0. */
+CAIRN_EXPORT int cairn_checkpoint_point(void);
 
 /* Multi-version distributed arrays (docs/varray.md): a global array spread
  * uniformly over the ranks of a communicator, with put, get and acc from

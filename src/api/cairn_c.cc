@@ -13,6 +13,7 @@
 #include <string>
 
 #include "api/entry_hook.h"
+#include "api/transparent_c.h"
 #include "api/guard.h"
 #include "api/sized_struct.h"
 #include "base/config.h"
@@ -137,6 +138,10 @@ void FillCheckpointInfo(const CheckpointReport& r, SizedStructWriter<cairn_check
   w.Set(&Info::seconds, r.seconds);
   w.Set(&Info::bytes, r.bytes);
   w.SetText(&Info::reason, r.reason);
+  api::TrackingNote note = api::LastTrackingNote();
+  w.SetText(&Info::tracking, note.method);
+  w.Set(&Info::pages_written, note.pages_written);
+  w.Set(&Info::pages_total, note.pages_total);
 }
 
 void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_info>& w) {
@@ -192,6 +197,7 @@ int Init(const char* call, const char* config_path, MakeComm&& make_comm) {
     auto engine = Engine::Create(std::move(comm).value(), *config, PosixEnv(), Clock::Real());
     if (!engine.ok()) return Report(engine.status());
     inst.engine = std::move(engine).value();
+    api::OnTransparentInit(*config);
     return static_cast<int>(CAIRN_SUCCESS);
   });
 }
@@ -203,7 +209,9 @@ int Checkpoint(const char* call, const char* name, int version, unsigned flags) 
       return Report(Error(Code::kInvalidArgument, "{}: unknown flag bits {:#x}", call,
                           flags & ~CAIRN_CHECKPOINT_DURABLE));
     }
-    return Finish(call, e.Checkpoint(name, version, (flags & CAIRN_CHECKPOINT_DURABLE) != 0));
+    Status s = e.Checkpoint(name, version, (flags & CAIRN_CHECKPOINT_DURABLE) != 0);
+    if (s.ok()) api::OnCheckpointCommitted();
+    return Finish(call, s);
   });
 }
 
@@ -217,6 +225,15 @@ int GuardedCall(const char* call, const std::function<int()>& body) noexcept {
 int FinishCall(const char* call, const Status& s) {
   if (call != nullptr) return Finish(call, s);
   return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s);
+}
+}  // namespace api
+namespace api {
+// api/transparent_c.h: WithEngine for transparent_c.cc's entry points.
+int WithEngineCall(const char* call, const std::function<Result<int>(Engine&)>& fn) {
+  return WithEngine(call, [&](Engine& e, Instance&) -> int {
+    Result<int> r = fn(e);
+    return r.ok() ? *r : Report(r.status().Annotate(call));
+  });
 }
 }  // namespace api
 }  // namespace cairn
@@ -372,6 +389,7 @@ int cairn_finalize(void) {
   return WithEngine("cairn_finalize", [&](Engine& e, Instance& inst) {
     inst.mu.AssertHeld();
     cairn::Status s = e.Finalize();
+    cairn::api::OnTransparentFinalize();
     inst.engine.reset();
     inst.restarted.reset();
     return Finish("cairn_finalize", s);

@@ -124,6 +124,8 @@ class Engine {
   Status Delete(const std::string& name);
 
   const Comm& comm() const { return *comm_; }
+  // For collectives of the C API outside the pipelines (api/transparent_c.cc).
+  Comm& mutable_comm() { return *comm_; }
   const Config& config() const { return config_; }
 
   // ECC sidecar: shards of memory-tier part files this engine has corrected

@@ -276,10 +276,11 @@ Status SetParallelism(Config& c, const ConfigValue& v) {
 }
 
 void AddTierKeys(std::vector<ConfigKey>& keys, TierKind kind, const std::string& path,
-                 const std::string& capacity, const std::string& what) {
+                 const std::string& capacity, const std::string& what,
+                 const char* enabled = "true") {
   std::string section = std::string("tiers.") + TierKindName(kind);
   int i = static_cast<int>(kind);
-  keys.push_back(BoolKey(section, "enabled", "true",
+  keys.push_back(BoolKey(section, "enabled", enabled,
                          "use this tier (" + what + ")",
                          [i](Config& c) -> bool& { return c.tiers[i].enabled; }));
   keys.push_back(PathKey(section, "path", path,
@@ -385,6 +386,11 @@ std::vector<ConfigKey> BuildKeys() {
       [](Config& c) -> std::string& { return c.log_level; }));
   AddTierKeys(keys, TierKind::kMemory, "/dev/shm/cairn-{user}/{dirkey}/{node}", "4GiB",
               "node-local memory, tmpfs");
+  // /dev/shm stands in where there is no persistent memory (docs/pmem.md):
+  // point path at a DAX mount such as /mnt/pmem0 on a machine that has one.
+  AddTierKeys(keys, TierKind::kPmem, "/dev/shm/cairn-pmem-{user}/{dirkey}/{node}", "4GiB",
+              "node-local persistent memory: streaming copies into mapped slots, flushed",
+              "false");
   AddTierKeys(keys, TierKind::kSsd, "{dir}/ssd/{node}", "0", "node-local SSD, persisted with fsync");
   keys.push_back(FloatKey("tiers.ssd", "endurance_tbw", "14600",
                           "SSD endurance rating in TB written (14600: the paper's 14.6 PBW)", 1e-3,
@@ -764,11 +770,13 @@ Status FinishConfig(Config& config, const std::set<std::string>& user_set) {
     return Error(Code::kConfig, "config: every tier is disabled (tiers.*.enabled): enable one");
   }
   PlacementPolicy policy = config.placement.policy;
-  if (ChoosesPerVersion(policy) &&
-      !(config.tier(TierKind::kMemory).enabled && config.tier(TierKind::kSsd).enabled)) {
+  // The fast level is the memory tier, or the pmem tier when memory is off.
+  const bool fast_level =
+      config.tier(TierKind::kMemory).enabled || config.tier(TierKind::kPmem).enabled;
+  if (ChoosesPerVersion(policy) && !(fast_level && config.tier(TierKind::kSsd).enabled)) {
     return Error(Code::kConfig,
-                 "config key 'placement.policy': '{}' chooses between the memory and ssd tiers, "
-                 "so both must be enabled",
+                 "config key 'placement.policy': '{}' chooses between the memory (or pmem) and "
+                 "ssd tiers, so both must be enabled",
                  PlacementPolicyName(policy));
   }
   return Status::Ok();
@@ -859,6 +867,7 @@ SsdEndurance Config::ssd_endurance() const {
 const char* TierKindName(TierKind kind) {
   switch (kind) {
     case TierKind::kMemory: return "memory";
+    case TierKind::kPmem: return "pmem";
     case TierKind::kSsd: return "ssd";
     case TierKind::kPfs: return "pfs";
   }

@@ -18,8 +18,11 @@
 
 namespace cairn {
 
-enum class TierKind { kMemory = 0, kSsd = 1, kPfs = 2 };
-inline constexpr int kTierKinds = 3;
+// Fastest first: a version drains from its tier to the enabled tiers after
+// it. pmem (persistent memory, docs/pmem.md) is node-local like memory but
+// survives a process crash and a power failure; disabled by default.
+enum class TierKind { kMemory = 0, kPmem = 1, kSsd = 2, kPfs = 3 };
+inline constexpr int kTierKinds = 4;
 const char* TierKindName(TierKind kind);
 
 enum class FlushMode { kAsync, kSync };
@@ -187,7 +190,8 @@ struct SsdEndurance {
 struct Config {
   std::string dir = "./cairn-data";
   std::string log_level = "warn";
-  TierConfig tiers[kTierKinds];
+  // The pmem tier is off unless configured (as its key's default).
+  TierConfig tiers[kTierKinds] = {{}, {.enabled = false}, {}, {}};
   ClcSettings placement{.policy = PlacementPolicy::kMemory};  // as the key's default
   IntervalSettings interval;
   IoSettings io;

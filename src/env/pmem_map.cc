@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <string>
 
 #include "base/log.h"
 
@@ -151,6 +152,14 @@ Status PmemMap::PersistMedium(const void* addr, uint64_t n) const {
     return ErrnoError(errno, "msync", path_);
   }
   return Status::Ok();
+}
+
+Result<PmemMedium> ProbePmemMedium(const std::string& dir) {
+  const std::string probe = dir + "/.pmem-probe." + std::to_string(::getpid());
+  auto map = PmemMap::Create(probe, static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
+  ::unlink(probe.c_str());
+  if (!map.ok()) return map.status();
+  return PmemMedium{(*map)->is_pmem(), (*map)->memory_backed(), (*map)->granularity()};
 }
 
 void WarnOnceNotPmem(const std::string& path, const char* granularity) {

@@ -38,6 +38,7 @@ class PmemMap {
   const std::string& path() const { return path_; }
   // Whether stores are durable once flushed from the CPU caches.
   bool is_pmem() const { return is_pmem_; }
+  bool memory_backed() const { return memory_backed_; }
   // "byte", "cache line" or "page" (libpmem2's store granularity); "page"
   // without libpmem2.
   const char* granularity() const { return granularity_; }
@@ -61,6 +62,16 @@ class PmemMap {
   void* pmem2_map_ = nullptr;  // struct pmem2_map*, when libpmem2 mapped it
   bool posix_mapped_ = false;  // mapped with mmap instead
 };
+
+// What a directory's file system is, for persistence: probed by mapping a
+// small file there with libpmem2 (and removing it).
+struct PmemMedium {
+  bool is_pmem = false;        // stores durable once flushed (DAX)
+  bool memory_backed = false;  // tmpfs/ramfs: nothing to msync to
+  const char* granularity = "page";
+};
+// kIo naming the directory if the probe file cannot be made or mapped.
+Result<PmemMedium> ProbePmemMedium(const std::string& dir);
 
 // Says once per process, at warn level, that `path` is not persistent
 // memory and that Cairn runs the same flush paths over it (so figures

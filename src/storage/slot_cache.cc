@@ -15,21 +15,26 @@ namespace {
 // them, so that a superseded slot stops within milliseconds.
 constexpr uint64_t kFaultPiece = 16 << 20;
 
-// Appends sequentially into a mapping; nothing to sync on tmpfs.
+// Appends sequentially into a mapping, as `writes` says (memory tier:
+// memcpy, nothing to sync on tmpfs).
 class MappedWritableFile final : public WritableFile {
  public:
-  MappedWritableFile(std::shared_ptr<MappedFile> map, std::string path)
-      : map_(std::move(map)), path_(std::move(path)) {}
+  MappedWritableFile(std::shared_ptr<MappedFile> map, std::string path, MappedWrites writes)
+      : map_(std::move(map)), path_(std::move(path)), writes_(std::move(writes)) {}
   Status Append(const void* data, size_t n) override {
     if (n > map_->size() - pos_) {
       return Error(Code::kInternal, "'{}': write beyond its reserved {} bytes", path_,
                    map_->size());
     }
-    std::memcpy(map_->data() + pos_, data, n);
+    if (writes_.copy != nullptr) {
+      writes_.copy(map_->data() + pos_, data, n);
+    } else {
+      std::memcpy(map_->data() + pos_, data, n);
+    }
     pos_ += n;
     return Status::Ok();
   }
-  Status Sync() override { return Status::Ok(); }
+  Status Sync() override { return writes_.persist ? writes_.persist(*map_) : Status::Ok(); }
   Status Close() override {
     if (pos_ != map_->size()) {
       return Error(Code::kInternal, "'{}': {} bytes written of {} reserved", path_, pos_,
@@ -42,6 +47,7 @@ class MappedWritableFile final : public WritableFile {
  private:
   std::shared_ptr<MappedFile> map_;
   std::string path_;
+  MappedWrites writes_;
   uint64_t pos_ = 0;
 };
 
@@ -68,6 +74,11 @@ SlotCache::SlotCache(Env* env, std::string free_dir, std::string owner, int max_
                      const WriteOptions& file_options, RoomCheck room)
     : env_(env), free_dir_(std::move(free_dir)), owner_(std::move(owner)), max_free_(max_free),
       mapped_mode_(mapped), file_options_(file_options), room_(std::move(room)) {}
+
+void SlotCache::SetMappedWrites(MappedWrites writes) {
+  MutexLock lock(&mu_);
+  writes_ = std::move(writes);
+}
 
 SlotCache::~SlotCache() {
   std::unique_ptr<Thread> thread;
@@ -171,7 +182,7 @@ Result<std::unique_ptr<WritableFile>> SlotCache::OpenMappedLocked(const std::str
     map = std::shared_ptr<MappedFile>(std::move(fresh));
   }
   mapped_[path] = map;
-  return std::unique_ptr<WritableFile>(new MappedWritableFile(map, path));
+  return std::unique_ptr<WritableFile>(new MappedWritableFile(map, path, writes_));
 }
 
 uint64_t SlotCache::GrowthOfCreate(uint64_t size) {

@@ -41,6 +41,15 @@
 
 namespace cairn {
 
+// How bytes reach a mapped slot, and how a written slot is made durable:
+// the memory tier copies with memcpy and has nothing to persist; the pmem
+// tier streams past the caches and persists per its medium
+// (storage/pmem_writes.h).
+struct MappedWrites {
+  void (*copy)(void* dst, const void* src, size_t n) = nullptr;  // null: memcpy
+  std::function<Status(MappedFile& map)> persist;                // null: nothing
+};
+
 class SlotCache {
  public:
   // Whether the tier can hold `bytes` more (its capacity); asked before a
@@ -58,6 +67,8 @@ class SlotCache {
   SlotCache(const SlotCache&) = delete;
   SlotCache& operator=(const SlotCache&) = delete;
 
+  // Mapped mode: how files made from now on are written (default: memcpy).
+  void SetMappedWrites(MappedWrites writes) EXCLUDES(mu_);
   // A writable file at `path` for exactly `size` bytes, made from a free
   // slot when there is one (else a new file); waits for a slot of that size
   // that the reservation is making.
@@ -140,6 +151,7 @@ class SlotCache {
   // goes idle, or the cache stops.
   CondVar changed_{&mu_};
   std::map<std::string, std::shared_ptr<MappedFile>> mapped_ GUARDED_BY(mu_);
+  MappedWrites writes_ GUARDED_BY(mu_);
   int next_slot_ GUARDED_BY(mu_) = 0;
   // The reservation's request: slot size -> count.
   std::map<uint64_t, int> wanted_ GUARDED_BY(mu_);

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/log.h"
+#include "storage/pmem_writes.h"
+
 namespace cairn {
 namespace {
 // Smaller files are cheap to create; only large ones are worth a slot.
@@ -155,13 +158,24 @@ void Tier::EnableSlots(const std::string& owner, int max_free) {
     return used.ok() && *used + bytes <= config_.capacity;
   };
   slots_ = std::make_unique<SlotCache>(env_, FreeSlotDir(), owner, max_free,
-                                       /*mapped=*/kind_ == TierKind::kMemory, options, room);
+                                       /*mapped=*/MapsSlots(), options, room);
+  if (kind_ == TierKind::kPmem) {
+    // A probe that fails leaves the memory tier's writes: correct, only
+    // without the streaming copy and with the tier's fsync-free commit.
+    auto writes = PmemTierWrites(root_);
+    if (writes.ok()) {
+      slots_->SetMappedWrites(std::move(writes).value());
+    } else {
+      Log(LogLevel::kWarn, "tier pmem: {}; writing its slots with memcpy",
+          writes.status().ToString());
+    }
+  }
 }
 
 std::string Tier::FreeSlotDir() const { return JoinPath(root_, ".free"); }
 
 void Tier::ReserveSlots(const std::vector<uint64_t>& sizes, int count) {
-  if (!slots_ || kind_ != TierKind::kMemory) return;
+  if (!slots_ || !MapsSlots()) return;
   std::vector<uint64_t> worth;
   for (uint64_t size : sizes) {
     if (size >= kSlotMinBytes) worth.push_back(size);

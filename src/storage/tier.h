@@ -1,4 +1,4 @@
-// Tier: one storage level (memory, ssd or pfs) as a directory tree of
+// Tier: one storage level (memory, pmem, ssd or pfs) as a directory tree of
 // checkpoint versions: <root>/<name>/v<version>/<file>. A Tier knows places
 // and the commit protocol (temporary name, persist, rename, persist the
 // directory); it knows nothing of what the bytes mean (that is format/).
@@ -59,8 +59,12 @@ class Tier {
   const std::string& root() const { return root_; }
   const TierConfig& config() const { return config_; }
   Env* env() const { return env_; }
-  // Whether writes must be made durable (fsync): false for tmpfs memory.
+  // Whether writes must be made durable (fsync; on the pmem tier's mapped
+  // slots a fence and what the medium needs): false for tmpfs memory.
   bool persists() const { return kind_ != TierKind::kMemory; }
+  // Memory and pmem: part files are slots mapped into the process and
+  // filled by copying (pmem: streaming, storage/pmem_writes.h).
+  bool MapsSlots() const { return kind_ == TierKind::kMemory || kind_ == TierKind::kPmem; }
 
   // <root>/<name>/v<10 digits>: the one place the directory naming lives.
   std::string VersionDir(const std::string& name, int64_t version) const;
@@ -90,12 +94,12 @@ class Tier {
   void EnableSlots(const std::string& owner, int max_free);
   // <root>/.free: where retired part files are parked for reuse.
   std::string FreeSlotDir() const;
-  // Memory tier with slots: in the background, have `count` files of each
-  // of `sizes` bytes (a part's, its ECC sidecar's) of the slot owner mapped
-  // and faulted in (SlotCache::Reserve), so that even a run's first
-  // checkpoints copy at memcpy speed. Slots count against the capacity:
-  // only as many are made as fit. No-op elsewhere; sizes too small to be
-  // worth a slot are left out.
+  // Memory and pmem tiers with slots: in the background, have `count`
+  // files of each of `sizes` bytes (a part's, its ECC sidecar's) of the
+  // slot owner mapped and faulted in (SlotCache::Reserve), so that even a
+  // run's first checkpoints copy at memcpy speed. Slots count against the
+  // capacity: only as many are made as fit. No-op elsewhere; sizes too
+  // small to be worth a slot are left out.
   void ReserveSlots(const std::vector<uint64_t>& sizes, int count);
   // Blocks until ReserveSlots has nothing left to do.
   void WaitForSlots();

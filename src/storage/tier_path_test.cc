@@ -99,9 +99,10 @@ TEST(TierPathTest, DisjointTiersExpand) {
   auto roots = ExpandTierRoots(
       PosixEnv(), ConfigWithPaths("/m/{node}", "{dir}/ssd/{node}", "{dir}/ssd2"), "3");
   ASSERT_TRUE(roots.ok()) << roots.status().ToString();
-  EXPECT_EQ((*roots)[0], "/m/3");
-  EXPECT_EQ((*roots)[1], "/scratch/job/ssd/3");
-  EXPECT_EQ((*roots)[2], "/scratch/job/ssd2");
+  EXPECT_EQ((*roots)[static_cast<int>(TierKind::kMemory)], "/m/3");
+  EXPECT_EQ((*roots)[static_cast<int>(TierKind::kPmem)], "");  // disabled by default
+  EXPECT_EQ((*roots)[static_cast<int>(TierKind::kSsd)], "/scratch/job/ssd/3");
+  EXPECT_EQ((*roots)[static_cast<int>(TierKind::kPfs)], "/scratch/job/ssd2");
   // A disabled tier may share a path: it is never opened.
   Config config = ConfigWithPaths("{dir}/a", "{dir}/a", "{dir}/pfs");
   config.tier(TierKind::kSsd).enabled = false;

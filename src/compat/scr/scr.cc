@@ -158,6 +158,8 @@ Status ScrClient::RouteFile(const char* name, char* file) {
       if (ec) return Status::Error("cannot create the directory of '" + final_path + "': " + ec.message());
     }
     std::snprintf(file, SCR_MAX_FILENAME, "%s", state_ == State::kIdle ? name : final_path.c_str());
+    // Output files join the index (SCR_Delete removes them).
+    if (output_only) routed_.push_back(RoutedFile{final_path, final_path});
     return Status();
   }
   std::string logical = RoutedFileName(final_path);

@@ -296,6 +296,9 @@ Result<ScrOptions> ReadScrOptions(const ScrConfigStore& app) {
   if (!all.ok()) return all.status();
   ScrOptions o;
   o.prefix = AbsolutePath(".");
+  // SCR keeps every dataset flushed to the prefix unless SCR_PREFIX_SIZE
+  // says how many (an older one stays offered when newer ones fail).
+  o.cairn.Set("tiers.pfs.keep", int64_t{1000000});
   ApplyCache(*all, &o);
   for (const auto& [key, s] : *all) {
     if (HandledParams().count(key)) {

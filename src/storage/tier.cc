@@ -160,15 +160,15 @@ void Tier::EnableSlots(const std::string& owner, int max_free) {
   slots_ = std::make_unique<SlotCache>(env_, FreeSlotDir(), owner, max_free,
                                        /*mapped=*/MapsSlots(), options, room);
   if (kind_ == TierKind::kPmem) {
-    // A probe that fails leaves the memory tier's writes: correct, only
-    // without the streaming copy and with the tier's fsync-free commit.
+    // When the medium cannot be probed, the safe writes: memcpy, then
+    // msync at every commit, whatever the medium turns out to be.
     auto writes = PmemTierWrites(root_);
-    if (writes.ok()) {
-      slots_->SetMappedWrites(std::move(writes).value());
-    } else {
-      Log(LogLevel::kWarn, "tier pmem: {}; writing its slots with memcpy",
+    if (!writes.ok()) {
+      Log(LogLevel::kWarn, "tier pmem: {}; writing its slots with memcpy and msync",
           writes.status().ToString());
+      writes = MappedWrites{nullptr, [](MappedFile& map) { return map.Sync(); }};
     }
+    slots_->SetMappedWrites(std::move(writes).value());
   }
 }
 

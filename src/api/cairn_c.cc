@@ -142,6 +142,12 @@ void FillCheckpointInfo(const CheckpointReport& r, SizedStructWriter<cairn_check
   w.SetText(&Info::tracking, note.method);
   w.Set(&Info::pages_written, note.pages_written);
   w.Set(&Info::pages_total, note.pages_total);
+  w.Set(&Info::pages_unique, r.pages.unique);
+  w.Set(&Info::pages_local_dup, r.pages.local_dup);
+  w.Set(&Info::pages_remote_ref, r.pages.remote_ref);
+  w.Set(&Info::pages_unchanged, r.pages.unchanged);
+  w.Set(&Info::dedup_hash_seconds, r.hash_seconds);
+  w.Set(&Info::dedup_reduce_seconds, r.reduce_seconds);
 }
 
 void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_info>& w) {

@@ -2,7 +2,9 @@
 // it is, which run wrote it, its files and regions, and whether every block
 // passes its CRC. Copies are shown run by run (cli/inventory.h, GroupByRun),
 // each run closed by a line saying whether its ranks make it whole.
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "cli/store_commands.h"
 #include "format/manifest.h"
 #include "runtime/catalog.h"
+#include "runtime/engine_dedup.h"
 #include "runtime/part_io.h"
 
 namespace cairn {
@@ -42,6 +45,36 @@ struct FileContents {
   nlohmann::ordered_json regions = nlohmann::ordered_json::array();
 };
 
+// A paged ([dedup]) part: its regions, and its pages by kind with the
+// versions they refer to (docs/dedup.md).
+std::string DescribePagedPart(const Tier& tier, const CopyInfo& c, const FileEntry& f,
+                              nlohmann::ordered_json* regions) {
+  auto copy = PagedCopy::Load(tier, c.name, c.version, f);
+  if (!copy.ok()) return "paged: " + copy.status().message();
+  const PagesHeader& h = (*copy)->header();
+  std::string text;
+  for (const auto& r : h.regions) {
+    text += fmt::format("{}{}:{}x{}", text.empty() ? "" : " ", r.id, r.count, r.elem_size);
+    regions->push_back({{"id", r.id}, {"count", r.count}, {"elem_size", r.elem_size}});
+  }
+  std::map<PageKind, uint64_t> kinds;
+  std::set<std::string> targets;
+  for (const PageRecord& p : h.pages) {
+    ++kinds[p.kind];
+    if (p.kind == PageKind::kRemote) targets.insert(fmt::format("rank {}", p.rank));
+    if (p.kind == PageKind::kPrevious) targets.insert(fmt::format("v{} rank {}", p.version, p.rank));
+  }
+  text += fmt::format("; {} pages of {} ({}): {} stored, {} local-dup, {} remote, {} previous",
+                      h.pages.size(), h.page_size, PageHashKindName(h.hash), kinds[PageKind::kData],
+                      kinds[PageKind::kLocalDup], kinds[PageKind::kRemote], kinds[PageKind::kPrevious]);
+  if (!targets.empty()) {
+    std::string list;
+    for (const auto& t : targets) list += (list.empty() ? "" : ", ") + t;
+    text += "; refers to " + list;
+  }
+  return text;
+}
+
 FileContents DescribeContents(const Tier& tier, const CopyInfo& c, const FileEntry& f) {
   FileContents out;
   if (f.kind == FileKind::kRouted) {
@@ -52,6 +85,8 @@ FileContents DescribeContents(const Tier& tier, const CopyInfo& c, const FileEnt
     const Manifest::Redundancy& r = *c.manifest.redundancy;
     out.text = fmt::format("{} parity, group {} of {} members, {} row(s)",
                            ParitySchemeName(r.scheme), r.group, r.members, r.parity_rows);
+  } else if (f.kind == FileKind::kPart && IsPagedPart(tier, c.name, c.version, f)) {
+    out.text = DescribePagedPart(tier, c, f, &out.regions);
   } else if (auto header = ReadPartHeader(tier, c.name, c.version, f); header.ok()) {
     out.text.clear();
     for (const auto& r : header->regions) {

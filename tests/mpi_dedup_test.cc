@@ -1,0 +1,109 @@
+// [dedup] through the C API under real MPI on 1..8 ranks, two ranks to a
+// virtual node: every mode restores bit-exact (references fetched from
+// other ranks and nodes over MPI), cairn_last_checkpoint reports the
+// pages, and losing a virtual node's memory tier falls back to the pfs.
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cairn/cairn.h"
+#include "mpi_test_main.h"
+
+namespace {
+
+using cairn_test::Rank;
+using cairn_test::SharedDir;
+using cairn_test::Size;
+namespace fs = std::filesystem;
+
+constexpr size_t kPage = 4096;
+constexpr size_t kPages = 64;
+
+// Most pages equal on every rank, a quarter per rank, one page per version.
+std::vector<uint8_t> State(int rank, int version) {
+  std::vector<uint8_t> s(kPages * kPage + 52);
+  for (size_t p = 0; p < kPages; ++p) {
+    int tag = p % 4 == 0 ? 100 + rank : static_cast<int>(p % 16);
+    std::memset(s.data() + p * kPage, tag, kPage);
+  }
+  std::memset(s.data() + kPages * kPage, rank, 52);
+  std::memset(s.data() + (static_cast<size_t>(version) % kPages) * kPage + 64, 200 + version, 64);
+  return s;
+}
+
+class MpiDedupTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    std::string mode = GetParam();
+    for (char& c : mode) c = c == '+' ? '_' : c;
+    dir_ = SharedDir() + "/" + mode;
+    config_ = dir_ + ".toml";
+    if (Rank() == 0) {
+      std::ofstream out(config_);
+      out << "[general]\ndir = \"" << dir_ << "\"\nlog_level = \"error\"\n"
+          << "[tiers.memory]\npath = \"" << dir_ << "/shm/{node}\"\nkeep_at_finalize = true\n"
+          << "[tiers.ssd]\nenabled = false\n"
+          << "[dedup]\nmode = \"" << GetParam() << "\"\nfull_every = 3\n"
+          << "[topology]\nranks_per_node = 2\n";
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+
+  void Init() { ASSERT_EQ(cairn_init(MPI_COMM_WORLD, config_.c_str()), CAIRN_SUCCESS); }
+
+  std::string dir_;
+  std::string config_;
+};
+
+TEST_P(MpiDedupTest, RestoresBitExactAfterLosingANode) {
+  const std::string mode = GetParam();
+  std::vector<uint8_t> state;
+  Init();
+  for (int v = 0; v < 4; ++v) {
+    state = State(Rank(), v);
+    ASSERT_EQ(cairn_protect(0, state.data(), state.size(), 1), CAIRN_SUCCESS);
+    ASSERT_EQ(cairn_checkpoint("dd", v), CAIRN_SUCCESS) << cairn_error_message(CAIRN_LAST_ERROR);
+    cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
+    ASSERT_EQ(cairn_last_checkpoint(&info), CAIRN_SUCCESS);
+    const unsigned long long pages = info.pages_unique + info.pages_local_dup +
+                                     info.pages_remote_ref + info.pages_unchanged;
+    if (mode == "off") {
+      EXPECT_EQ(pages, 0u);
+    } else {
+      EXPECT_EQ(pages, kPages + 1);
+      EXPECT_GT(info.pages_local_dup + info.pages_remote_ref + info.pages_unchanged, 0u);
+    }
+    if (mode.rfind("collective", 0) == 0 && Size() > 1 && v == 0) {
+      EXPECT_GT(info.pages_remote_ref, 0u);
+    }
+  }
+  ASSERT_EQ(cairn_checkpoint_wait(), CAIRN_SUCCESS);
+  ASSERT_EQ(cairn_finalize(), CAIRN_SUCCESS);
+  // The last virtual node loses its memory tier; its ranks restore from
+  // the pfs and still serve the pages other ranks refer to.
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (Rank() == 0) fs::remove_all(dir_ + "/shm/" + std::to_string((Size() - 1) / 2));
+  MPI_Barrier(MPI_COMM_WORLD);
+  Init();
+  std::fill(state.begin(), state.end(), 0);
+  ASSERT_EQ(cairn_protect(0, state.data(), state.size(), 1), CAIRN_SUCCESS);
+  ASSERT_EQ(cairn_restart("dd", 3), 3) << cairn_error_message(CAIRN_LAST_ERROR);  // the version
+  EXPECT_TRUE(state == State(Rank(), 3)) << "rank " << Rank() << " restored other bytes";
+  ASSERT_EQ(cairn_finalize(), CAIRN_SUCCESS);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, MpiDedupTest,
+                         ::testing::Values("off", "local", "collective", "incremental",
+                                           "collective+incremental"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& c : s) c = c == '+' ? '_' : c;
+                           return s;
+                         });
+
+}  // namespace

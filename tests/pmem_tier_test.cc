@@ -1,0 +1,100 @@
+// The pmem tier end to end through the public API (docs/pmem.md, "The pmem
+// tier"): with the memory tier off, the fast level is the pmem tier; its
+// versions are streamed into reused mapped slots, restart reads them back
+// bit for bit, and a version kept on memory drains to pmem below it.
+#define CAIRN_NO_MPI
+#include "cairn/cairn.hpp"
+
+#include <stdlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+constexpr uint32_t kSeed = 4242;
+
+class PmemTierApiTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/dev/shm/cairn-pmem-api-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string WriteConfig(bool memory) {
+    std::string path = dir_ + "/c.toml";
+    FILE* f = std::fopen(path.c_str(), "w");
+    std::fprintf(f,
+                 "[general]\ndir = \"%s\"\nlog_level = \"off\"\n"
+                 "[tiers.memory]\nenabled = %s\npath = \"%s/shm/{node}\"\nkeep_at_finalize = true\n"
+                 "[tiers.pmem]\nenabled = true\npath = \"%s/pmem/{node}\"\n"
+                 "[tiers.ssd]\nenabled = false\n[tiers.pfs]\nenabled = false\n",
+                 dir_.c_str(), memory ? "true" : "false", dir_.c_str(), dir_.c_str());
+    std::fclose(f);
+    return path;
+  }
+  std::string dir_;
+};
+
+TEST_F(PmemTierApiTest, VersionsGoToPmemAndRestartFromIt) {
+  SCOPED_TRACE(testing::Message() << "seed " << kSeed);
+  std::mt19937_64 rng(kSeed);
+  std::vector<uint64_t> field((6 << 20) / sizeof(uint64_t));  // above the 1 MiB slot size
+  std::vector<uint64_t> version3;
+  const std::string config = WriteConfig(/*memory=*/false);
+  {
+    cairn::Status status;
+    auto session = cairn::Session::InitSingle(config, &status);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_TRUE(session->Protect(0, field).ok());
+    for (int v = 1; v <= 3; ++v) {
+      for (auto& x : field) x = rng();
+      ASSERT_TRUE(session->Checkpoint("field", v).ok());
+      cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
+      ASSERT_TRUE(session->LastCheckpoint(&info).ok());
+      EXPECT_STREQ(info.tier, "pmem") << "version " << v;
+    }
+    version3 = field;
+    ASSERT_TRUE(session->Finalize().ok());
+  }
+  // Slots: the retired parts were parked and reused, not deleted.
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/pmem/0/.free"));
+  std::fill(field.begin(), field.end(), 0);
+  cairn::Status status;
+  auto session = cairn::Session::InitSingle(config, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(session->Protect(0, field).ok());
+  ASSERT_EQ(session->RestartTest("field"), 3);
+  int restored = 0;
+  ASSERT_TRUE(session->Restart("field", 3, &restored).ok());
+  cairn_restart_info info = CAIRN_RESTART_INFO_INIT;
+  ASSERT_TRUE(session->LastRestart(&info).ok());
+  EXPECT_STREQ(info.tier, "pmem");
+  EXPECT_EQ(field, version3);
+}
+
+TEST_F(PmemTierApiTest, MemoryVersionsDrainToPmem) {
+  std::vector<uint64_t> field((2 << 20) / sizeof(uint64_t), 7);
+  const std::string config = WriteConfig(/*memory=*/true);
+  cairn::Status status;
+  auto session = cairn::Session::InitSingle(config, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(session->Protect(0, field).ok());
+  ASSERT_TRUE(session->Checkpoint("field", 1).ok());
+  ASSERT_TRUE(session->Wait().ok());
+  cairn_wait_info wait = CAIRN_WAIT_INFO_INIT;
+  ASSERT_TRUE(session->LastWait(&wait).ok());
+  EXPECT_EQ(wait.drains_done, 1);
+  EXPECT_EQ(wait.drains_failed, 0) << wait.last_failure;
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/pmem/0/field/v0000000001"));
+}
+
+}  // namespace

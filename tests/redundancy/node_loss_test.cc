@@ -50,6 +50,13 @@ struct Options {
   bool second_loss = false;
   std::string expect = "rebuilt";
   unsigned seed = 1;
+  // "" (the scenario above), "endless" (checkpoint versions 1, 2, ... in
+  // --dir until killed, printing each), "restore-any" (restart from the
+  // newest recoverable version in --dir and compare it bit for bit).
+  std::string mode;
+  std::string dir;  // with --mode: the data directory (memory tier: <dir>/shm)
+  int kib = 0;      // per-rank checkpoint size (0: about 300 KB)
+  int min_version = 1;  // restore-any: the oldest version acceptable
 };
 
 int g_rank = 0;
@@ -81,6 +88,10 @@ Options Parse(int argc, char** argv) {
     else if (a == "--second-loss") o.second_loss = true;
     else if (a == "--expect") o.expect = next();
     else if (a == "--seed") o.seed = static_cast<unsigned>(std::atoi(next().c_str()));
+    else if (a == "--mode") o.mode = next();
+    else if (a == "--dir") o.dir = next();
+    else if (a == "--kib") o.kib = std::atoi(next().c_str());
+    else if (a == "--min-version") o.min_version = std::atoi(next().c_str());
   }
   return o;
 }
@@ -89,7 +100,8 @@ Options Parse(int argc, char** argv) {
 // rank, version), of a size that differs by rank (groups pad to the
 // largest part).
 std::vector<uint8_t> Content(const Options& o, int rank, int version) {
-  std::vector<uint8_t> out(300000 + static_cast<size_t>(rank) * 4099);
+  const size_t base = o.kib > 0 ? static_cast<size_t>(o.kib) * 1024 : 300000;
+  std::vector<uint8_t> out(base + static_cast<size_t>(rank) * 4099);
   std::mt19937_64 gen(o.seed * 1000003ull + rank * 7919ull + static_cast<uint64_t>(version));
   for (size_t i = 0; i + 8 <= out.size(); i += 8) {
     uint64_t w = gen();
@@ -210,6 +222,49 @@ void RestartMustFail(const Options& o, const std::string& config) {
   Check(cairn_finalize(), "cairn_finalize");
 }
 
+// --mode endless: versions 1, 2, ... with a background encode each, until
+// the job is killed (tests/redundancy/kill_during_encode.sh).
+void CheckpointUntilKilled(const Options& o, const std::string& config) {
+  Check(cairn_init(MPI_COMM_WORLD, config.c_str()), "cairn_init");
+  std::vector<uint8_t> buf = Content(o, g_rank, 1);
+  Check(cairn_protect(0, buf.data(), buf.size(), 1), "cairn_protect");
+  for (int v = 1; v < 100000; ++v) {
+    std::vector<uint8_t> next = Content(o, g_rank, v);
+    std::memcpy(buf.data(), next.data(), buf.size());
+    Check(cairn_checkpoint("state", v), "cairn_checkpoint");
+    // Odd versions are waited for: protected before the next one starts,
+    // so a kill after an even version lands while its encode is queued or
+    // running, with the version before it protected.
+    if (v % 2 == 1) Check(cairn_checkpoint_wait(), "cairn_checkpoint_wait");
+    if (g_rank == 0) {
+      std::printf("version %d committed\n", v);
+      std::fflush(stdout);
+    }
+  }
+  Check(cairn_finalize(), "cairn_finalize");
+}
+
+// --mode restore-any: whatever version is recoverable must come back as it
+// was written, whether read or rebuilt.
+void RestoreAny(const Options& o, const std::string& config) {
+  Check(cairn_init(MPI_COMM_WORLD, config.c_str()), "cairn_init");
+  int k = cairn_restart_test("state", -1);
+  CHECK(k >= o.min_version && k >= 1, "version %d recoverable after the kill, expected >= %d: %s",
+        k, o.min_version, cairn_error_message(CAIRN_LAST_ERROR));
+  if (k >= 1) {
+    std::vector<uint8_t> buf(Content(o, g_rank, k).size(), 0);
+    Check(cairn_protect(0, buf.data(), buf.size(), 1), "cairn_protect");
+    int rc = cairn_restart("state", k);
+    CHECK(rc == k, "restart returned %d: %s", rc, cairn_error_message(CAIRN_LAST_ERROR));
+    CHECK(buf == Content(o, g_rank, k), "restored bytes differ from version %d's", k);
+    cairn_restart_info info = CAIRN_RESTART_INFO_INIT;
+    if (rc == k && cairn_last_restart(&info) == CAIRN_SUCCESS && g_rank == 0) {
+      std::printf("restored version %d, %d part(s) rebuilt\n", k, info.parts_rebuilt);
+    }
+  }
+  Check(cairn_finalize(), "cairn_finalize");
+}
+
 // The nodes to lose: `count` distinct ones, from the seed.
 std::set<int> PickNodes(std::mt19937& gen, int nodes, int count, const std::set<int>& avoid) {
   std::set<int> out;
@@ -244,6 +299,19 @@ int main(int argc, char** argv) {
   Options o = Parse(argc, argv);
   char dir[256] = {};
   char shm[256] = {};
+  if (!o.mode.empty()) {
+    // A job of the kill test: its directories are the script's.
+    g_dir = o.dir;
+    g_shm = o.dir + "/shm";
+    const std::string config = WriteConfig(o);
+    if (o.mode == "endless") CheckpointUntilKilled(o, config);
+    if (o.mode == "restore-any") RestoreAny(o, config);
+    int failures = 0;
+    MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (g_rank == 0) std::printf("%s (seed %u)\n", failures == 0 ? "PASS" : "FAIL", o.seed);
+    MPI_Finalize();
+    return failures == 0 ? 0 : 1;
+  }
   if (g_rank == 0) {
     std::snprintf(dir, sizeof(dir), "/tmp/cairn-node-loss-XXXXXX");
     std::snprintf(shm, sizeof(shm), "/dev/shm/cairn-node-loss-XXXXXX");

@@ -134,6 +134,7 @@
 #include "cairn/cairn.h"
 #include "env/env.h"
 #include "policy/clc.h"
+#include "policy/clc_rollback.h"
 #include "policy/slowdown.h"
 #include "storage/wear_ledger.h"
 
@@ -382,7 +383,18 @@ struct Outcome {
   // run, all writers included, as /sys/block/<disk>/stat counts (NaN:
   // unknown). Model: the SSD bytes over the runtime.
   double device_write_mbps = 0;
+  // The paper's recovery order (§3.4) at work: mean rollback distance after
+  // a failure at a uniformly random time of the run (MeanRollback), when
+  // the node's memory is lost (only SSD copies survive) and when it is not.
+  RollbackDistance rollback_memory_lost;
+  RollbackDistance rollback_intact;
 };
+
+// Fills the rollback distances of `out` from the run's checkpoint calls.
+void SetRollback(const std::vector<CheckpointCall>& calls, double runtime, Outcome* out) {
+  out->rollback_memory_lost = MeanRollback(calls, runtime, true);
+  out->rollback_intact = MeanRollback(calls, runtime, false);
+}
 
 // One node of the paper's run: ranks_per_node ranks, each with its own
 // slowdown tracker and wear-ledger writer over one shared (in-memory)
@@ -414,8 +426,10 @@ Result<Outcome> RunModel(const Scenario& sc, const DeviceModel& dev, const Polic
   out.mb_per_rank = static_cast<int>(static_cast<double>(sc.bytes_per_rank) / kMB);
   out.ranks_per_node = ranks;
   double last_written = start;
+  std::vector<CheckpointCall> calls;
   for (int i = 1; i <= sc.iterations; ++i) {
     clock.Advance(sc.compute_seconds);
+    const double call_start = clock.WallSeconds() - start;
     std::vector<RankDecision> gathered;
     for (int r = 0; r < ranks; ++r) {
       trackers[r].EnterCheckpoint();
@@ -453,6 +467,7 @@ Result<Outcome> RunModel(const Scenario& sc, const DeviceModel& dev, const Polic
         ++out.skipped;
         break;
     }
+    calls.push_back({call_start, clock.WallSeconds() - start, c.placement});
     for (auto& t : trackers) t.LeaveCheckpoint();
   }
   out.runtime_seconds = clock.WallSeconds() - start;
@@ -473,6 +488,7 @@ Result<Outcome> RunModel(const Scenario& sc, const DeviceModel& dev, const Polic
   out.ssd_gbps = dev.ssd_bytes_per_second / 1e9;
   out.ssd_tbw = sc.endurance.rating_bytes / 1e12;
   out.device_write_mbps = out.ssd_bytes_per_node / out.runtime_seconds / kMB;
+  SetRollback(calls, out.runtime_seconds, &out);
   return out;
 }
 
@@ -716,6 +732,7 @@ Result<Outcome> RunReal(const Scenario& sc, const RealSetup& setup, const Policy
   }
 
   Tally t;
+  std::vector<CheckpointCall> calls;  // this rank's, seconds since t0
   Status failed;
   MPI_Barrier(w.comm);
   const double device0 = w.rank == 0 ? DeviceBytesWritten(setup.run_dir) : 0;
@@ -725,7 +742,9 @@ Result<Outcome> RunReal(const Scenario& sc, const RealSetup& setup, const Policy
     g_sink = g_sink + ComputePhase(setup.work, 1.0 + 1e-3 * i);
     TouchState(setup.buffer, sc.bytes_per_rank, i);
     t.compute_seconds += MPI_Wtime() - c0;
+    const double call_start = MPI_Wtime() - t0;
     rc = cairn_checkpoint("clc_micro", i);
+    const double call_end = MPI_Wtime() - t0;
     cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
     if (rc == CAIRN_SUCCESS) rc = cairn_last_checkpoint(&info);
     if (!AllTrue(w, rc == CAIRN_SUCCESS)) {
@@ -734,6 +753,10 @@ Result<Outcome> RunReal(const Scenario& sc, const RealSetup& setup, const Policy
                    : Error(Code::kInternal, "cairn_checkpoint failed on another rank");
       break;
     }
+    calls.push_back({call_start, call_end,
+                     info.skipped                              ? Placement::kSkip
+                     : std::strcmp(info.tier, "ssd") == 0 ? Placement::kSsd
+                                                               : Placement::kMemory});
     if (info.skipped) {
       ++t.skipped;
     } else {
@@ -823,6 +846,13 @@ Result<Outcome> RunReal(const Scenario& sc, const RealSetup& setup, const Policy
   out.memory_gbps = t.memory > 0 ? busiest[1] / memory_seconds / 1e9 : std::nan("");
   out.ssd_gbps = t.ssd > 0 ? busiest[0] / ssd_seconds / 1e9 : std::nan("");
   out.ssd_tbw = sc.endurance.rating_bytes / 1e12;
+  // Every rank saw the same placements at nearly the same times; the one
+  // that would lose the most speaks for the job.
+  SetRollback(calls, runtime, &out);
+  out.rollback_memory_lost.versions = MaxOverRanks(w, out.rollback_memory_lost.versions);
+  out.rollback_memory_lost.seconds = MaxOverRanks(w, out.rollback_memory_lost.seconds);
+  out.rollback_intact.versions = MaxOverRanks(w, out.rollback_intact.versions);
+  out.rollback_intact.seconds = MaxOverRanks(w, out.rollback_intact.seconds);
   return out;
 }
 
@@ -907,6 +937,10 @@ void PrintJson(const Outcome& o) {
       {"baseline_drift", o.baseline_drift},
       {"device_write_mbps", o.device_write_mbps},
       {"ranks_per_node", o.ranks_per_node},
+      {"rollback_versions", o.rollback_memory_lost.versions},
+      {"rollback_s", o.rollback_memory_lost.seconds},
+      {"rollback_versions_intact", o.rollback_intact.versions},
+      {"rollback_s_intact", o.rollback_intact.seconds},
   });
 }
 
@@ -922,35 +956,47 @@ void PrintTable(const std::string& header, const std::vector<Outcome>& all) {
   std::printf("%s\n", header.c_str());
   std::printf("slowdown: runtime / baseline - 1 (baseline: the same compute without "
               "checkpoints); runtime x = 1 + slowdown;\nown: against this run's own compute "
-              "phases (RunReal); dev: write rate of the ssd tier's disk, all writers\n\n");
-  std::printf("%-16s %5s %9s %8s %8s %5s %6s %5s %9s %9s %8s %8s %8s\n", "policy", "MB",
-              "slowdown", "own", "runtime", "ssd", "memory", "skip", "interval", "lifetime",
-              "mem GB/s", "ssd GB/s", "dev MB/s");
+              "phases (RunReal); dev: write rate of the ssd tier's disk, all writers;\n"
+              "rollback: mean over a failure at a random time, restored from the SSD after the "
+              "node's memory is lost\n(versions behind, work lost), and with memory intact "
+              "(work lost)\n\n");
+  std::printf("%-16s %5s %9s %8s %8s %5s %6s %5s %9s %9s %8s %8s %8s %7s %8s %8s\n", "policy",
+              "MB", "slowdown", "own", "runtime", "ssd", "memory", "skip", "interval",
+              "lifetime", "mem GB/s", "ssd GB/s", "dev MB/s", "rb ver", "rb s", "rb s ok");
   std::string current;
   double sum_slowdown = 0, sum_own = 0, sum_life = 0, sum_ssd = 0, sum_memory = 0, sum_skip = 0;
+  RollbackDistance sum_lost, sum_intact;
   int n = 0, n_life = 0;
   auto summary = [&]() {
     if (n == 0) return;
-    std::printf("%-16s %5s %8.1f%% %7.1f%% %7.2fx %4.0f%% %5.0f%% %4.0f%% %9s %9s"
-                "  (mean over sizes)\n\n",
+    std::printf("%-16s %5s %8.1f%% %7.1f%% %7.2fx %4.0f%% %5.0f%% %4.0f%% %9s %9s %8s %8s %8s "
+                "%7.2f %7.1fs %7.1fs  (mean over sizes)\n\n",
                 current.c_str(), "mean", 100 * sum_slowdown / n, 100 * sum_own / n,
                 1 + sum_slowdown / n, 100 * sum_ssd / n, 100 * sum_memory / n, 100 * sum_skip / n,
-                "", n_life == n ? fmt::format("{:.2f} y", sum_life / n).c_str() : "inf");
+                "", n_life == n ? fmt::format("{:.2f} y", sum_life / n).c_str() : "inf", "", "",
+                "", sum_lost.versions / n, sum_lost.seconds / n, sum_intact.seconds / n);
   };
   for (const auto& o : all) {
     if (o.policy != current) {
       summary();
       current = o.policy;
       sum_slowdown = sum_own = sum_life = sum_ssd = sum_memory = sum_skip = 0;
+      sum_lost = sum_intact = {};
       n = n_life = 0;
     }
     double total = o.ssd + o.memory + o.skipped;
-    std::printf("%-16s %5d %8.1f%% %7.1f%% %7.2fx %4.0f%% %5.0f%% %4.0f%% %8ss %7s y %8s %8s %8s\n",
+    std::printf("%-16s %5d %8.1f%% %7.1f%% %7.2fx %4.0f%% %5.0f%% %4.0f%% %8ss %7s y %8s %8s %8s "
+                "%7.2f %7.1fs %7.1fs\n",
                 o.policy.c_str(), o.mb_per_rank, 100 * o.slowdown, 100 * o.slowdown_own,
                 1 + o.slowdown, 100 * o.ssd / total, 100 * o.memory / total,
                 100 * o.skipped / total, Cell(o.avg_interval_seconds, "{:.1f}").c_str(),
                 Cell(o.lifetime_years, "{:.2f}").c_str(), Cell(o.memory_gbps, "{:.2f}").c_str(),
-                Cell(o.ssd_gbps, "{:.2f}").c_str(), Cell(o.device_write_mbps, "{:.1f}").c_str());
+                Cell(o.ssd_gbps, "{:.2f}").c_str(), Cell(o.device_write_mbps, "{:.1f}").c_str(),
+                o.rollback_memory_lost.versions, o.rollback_memory_lost.seconds,
+                o.rollback_intact.seconds);
+    sum_lost.versions += o.rollback_memory_lost.versions;
+    sum_lost.seconds += o.rollback_memory_lost.seconds;
+    sum_intact.seconds += o.rollback_intact.seconds;
     sum_slowdown += o.slowdown;
     sum_own += o.slowdown_own;
     sum_ssd += o.ssd / total;

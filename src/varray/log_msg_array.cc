@@ -106,6 +106,7 @@ class LogMessageArray final : public VersionedArray {
   Status LocalVersionInc() override {
     MutexLock lock(&mu_);
     return owner_.StartNextVersion([&](int64_t version) -> Status {
+      mu_.AssertHeld();  // StartNextVersion calls back under the lock above
       if (!draining()) return Status::Ok();
       std::vector<uint8_t> bytes(local_bytes());
       owner_.Materialize(version, bytes);

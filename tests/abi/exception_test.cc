@@ -77,6 +77,11 @@ std::vector<EntryPoint> EntryPoints() {
        }},
       {"cairn_route_file", [] { return cairn_route_file("f", path, sizeof path); }},
       {"cairn_delete", [] { return cairn_delete("x"); }},
+      {"cairn_malloc_protected",
+       [] { return cairn_malloc_protected(16) == nullptr ? cairn_last_error() : 0; }},
+      {"cairn_free_protected", [] { return cairn_free_protected(nullptr); }},
+      {"cairn_checkpoint_requested", [] { return cairn_checkpoint_requested(); }},
+      {"cairn_checkpoint_point", [] { return cairn_checkpoint_point(); }},
       {"cairn_finalize", [] { return cairn_finalize(); }},
   };
 }

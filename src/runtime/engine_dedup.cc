@@ -20,28 +20,29 @@ PageHashKind HashKindFor(DedupHash hash) {
   return PageHashKind::kXxh3_128;
 }
 
-// Data pages are gathered into pieces of this size before they are
-// appended: one write per piece, not per page.
-constexpr size_t kWritePiece = 1 << 20;
-
 // Appends the stored pages of `plan` in page order, checksumming them.
+// Stored pages that follow each other in memory (a region's run of new
+// pages: all of them when nothing is shared) go in one append, straight
+// from the application's memory.
 Status AppendDataPages(WritableFile& file, const PageView& view, const DedupPlan& plan,
                        ExtentChecksummer& sum) {
-  std::vector<uint8_t> piece;
-  piece.reserve(kWritePiece + view.page_size());
+  const uint8_t* run = nullptr;
+  uint64_t run_bytes = 0;
   auto flush = [&]() -> Status {
-    sum.Update(piece.data(), piece.size());
-    Status s = file.Append(piece.data(), piece.size());
-    piece.clear();
+    if (run_bytes == 0) return Status::Ok();
+    sum.Update(run, run_bytes);
+    Status s = file.Append(run, run_bytes);
+    run_bytes = 0;
     return s;
   };
   for (size_t i = 0; i < view.size(); ++i) {
     if (plan.records[i].kind != PageKind::kData) continue;
     const PageSpan& p = view.page(i);
-    piece.insert(piece.end(), p.data, p.data + p.length);
-    if (piece.size() >= kWritePiece) CAIRN_RETURN_IF_ERROR(flush());
+    if (run_bytes > 0 && run + run_bytes != p.data) CAIRN_RETURN_IF_ERROR(flush());
+    if (run_bytes == 0) run = p.data;
+    run_bytes += p.length;
   }
-  return piece.empty() ? Status::Ok() : flush();
+  return flush();
 }
 
 }  // namespace

@@ -69,6 +69,11 @@ constexpr int kCairnDefaultGroupNodes = 8;
 void CairnSettings::ResolveRedundancy(int nodes) {
   if (!redundancy_request_) return;
   const RedundancyRequest& r = *redundancy_request_;
+  if (const char* scheme = std::getenv("CAIRN_REDUNDANCY_SCHEME")) {
+    // Cairn's own variable wins inside cairn_init; the layer follows it.
+    redundancy_ = std::string(scheme) == "none" ? "" : scheme;
+    return;
+  }
   int group = r.group_size;
   if (group > nodes) {
     Warn(r.where, "a group of " + std::to_string(group) + " nodes needs as many nodes, this job has " +

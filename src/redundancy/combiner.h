@@ -42,6 +42,12 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
+// Piece q (of `chunk` bytes) of a part padded with zeros to a whole number
+// of pieces: the part's own bytes when whole and aligned, else a padded copy
+// in scratch. REQUIRES: scratch holds at least chunk bytes.
+const uint8_t* PaddedPiece(std::span<const uint8_t> part, int q, uint64_t chunk,
+                           AlignedBuffer& scratch);
+
 class Combiner {
  public:
   // coefs: rows x sources, row-major. REQUIRES: rows >= 1, sources >= 1.

@@ -39,21 +39,6 @@ uint64_t ChunkSize(uint64_t largest_part, int data_pieces) {
   return AlignUp((largest_part + pieces - 1) / pieces, kCombineAlign);
 }
 
-// Piece q of a part padded to data_pieces * chunk: the part's own bytes when
-// whole and aligned, else a zero-padded copy in scratch.
-const uint8_t* PieceOf(std::span<const uint8_t> part, int q, uint64_t chunk,
-                       AlignedBuffer& scratch) {
-  const uint64_t begin = static_cast<uint64_t>(q) * chunk;
-  const uint8_t* at = part.data() + std::min<uint64_t>(begin, part.size());
-  if (begin + chunk <= part.size() && reinterpret_cast<uintptr_t>(at) % kCombineAlign == 0) {
-    return at;
-  }
-  const uint64_t have = begin < part.size() ? std::min(chunk, part.size() - begin) : 0;
-  if (have > 0) std::memcpy(scratch.data(), at, have);
-  if (chunk > have) std::memset(scratch.data() + have, 0, chunk - have);
-  return scratch.data();
-}
-
 std::vector<uint8_t*> RowPointers(AlignedBuffer& rows, int count, uint64_t chunk) {
   std::vector<uint8_t*> out;
   for (int p = 0; p < count; ++p) out.push_back(rows.data() + static_cast<uint64_t>(p) * chunk);
@@ -317,7 +302,7 @@ Status RebuildStripe(Comm& comm, const GroupView& v, int t, const std::vector<bo
                                         acc.span()));
   }
   const int symbol = *mine;
-  const uint8_t* data = symbol < c ? PieceOf(b.part, symbol, chunk, b.scratch)
+  const uint8_t* data = symbol < c ? PaddedPiece(b.part, symbol, chunk, b.scratch)
                                    : b.parity->rows.data() + static_cast<uint64_t>(symbol - c) * chunk;
   combiner.Add(i, data, RowPointers(acc, e, chunk).data(), chunk, i == 0);
   if (i + 1 < c) {
@@ -358,7 +343,7 @@ Status GroupEncoder::EncodeRing(std::span<const uint8_t> part, uint64_t chunk,
       CAIRN_RETURN_IF_ERROR(comm_->SendRecv(v.Rank((v.index + 1) % n), outgoing,
                                             v.Rank((v.index + n - 1) % n), into.span()));
     }
-    const uint8_t* piece = PieceOf(part, q, chunk, scratch_);
+    const uint8_t* piece = PaddedPiece(part, q, chunk, scratch_);
     if (q == 0 && combiner.CopiesSource0()) {
       outgoing = {piece, chunk};  // sent as it lies: no copy (partner, xor)
       continue;

@@ -75,5 +75,17 @@ TEST(RetentionTest, AJustCommittedVersionSurvivesNewerOldOnes) {
   EXPECT_EQ(VersionsToDelete(vs, 2, {}), (std::vector<int64_t>{100, 90}));
 }
 
+// [dedup]: a version that a kept version refers to stays, and so does what
+// it refers to in turn; references from versions that go keep nothing.
+TEST(RetentionTest, ReferencedVersionsStayWhileTheirReferrersDo) {
+  auto vs = Complete({10, 20, 30, 40, 50});
+  vs[4].references = {30};  // 50 refers to 30
+  vs[2].references = {10};  // 30 refers to 10 (kept through 50)
+  vs[1].references = {10};  // 20 goes; its reference alone would keep nothing
+  EXPECT_EQ(VersionsToDelete(vs, 2, {10, 20, 30, 40, 50}), (std::vector<int64_t>{20}));
+  vs[4].references.clear();
+  EXPECT_EQ(VersionsToDelete(vs, 2, {10, 20, 30, 40, 50}), (std::vector<int64_t>{30, 20, 10}));
+}
+
 }  // namespace
 }  // namespace cairn

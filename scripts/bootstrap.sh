@@ -6,7 +6,7 @@ set -euo pipefail
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libopenmpi-dev openmpi-bin gfortran
-  libisal-dev libxxhash-dev libzstd-dev libpmem2-dev
+  libisal-dev libxxhash-dev libzstd-dev libpmem2-dev libssl-dev
   libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -13,34 +13,6 @@ namespace {
 
 constexpr uint64_t kS = kEccShardSize;
 
-// The bytes of the part file at [offset, offset + kS), zero beyond its end,
-// taken from the header and application memory: a pointer into a region
-// when the shard lies wholly inside it (no copy), else `scratch` filled in
-// from every piece the shard holds (the header and small regions packed
-// after it may share one shard: format/part.h).
-const uint8_t* PartShard(const std::string& head, const PartHeader& header,
-                         const std::vector<Region>& regions, uint64_t offset, uint8_t* scratch) {
-  const uint64_t shard_end = offset + kS;
-  for (size_t i = 0; i < regions.size(); ++i) {
-    const RegionInfo& info = header.regions[i];
-    if (offset >= info.offset && shard_end <= info.offset + info.bytes()) {
-      return static_cast<const uint8_t*>(regions[i].ptr) + (offset - info.offset);
-    }
-  }
-  std::memset(scratch, 0, kS);  // alignment padding or beyond the end of the file: zeros
-  auto copy_overlap = [&](const uint8_t* src, uint64_t start, uint64_t length) {
-    uint64_t from = std::max(offset, start);
-    uint64_t to = std::min(shard_end, start + length);
-    if (from < to) std::memcpy(scratch + (from - offset), src + (from - start), to - from);
-  };
-  copy_overlap(reinterpret_cast<const uint8_t*>(head.data()), 0, head.size());
-  for (size_t i = 0; i < regions.size(); ++i) {
-    const RegionInfo& info = header.regions[i];
-    copy_overlap(static_cast<const uint8_t*>(regions[i].ptr), info.offset, info.bytes());
-  }
-  return scratch;
-}
-
 }  // namespace
 
 std::optional<RsCodeId> EccCodeFor(EccMode mode) {
@@ -62,44 +34,104 @@ const FileEntry* FindParityEntry(const Manifest& manifest) {
   return nullptr;
 }
 
-Result<FileEntry> WriteEccSidecar(Tier& tier, const PartHeader& header,
-                                  const std::vector<Region>& regions, EccMode mode) {
+Result<std::unique_ptr<EccSidecarWriter>> EccSidecarWriter::Start(Tier& tier,
+                                                                   const PartHeader& header,
+                                                                   EccMode mode) {
   std::optional<RsCodeId> id = EccCodeFor(mode);
   if (!id) return Error(Code::kInvalidArgument, "ECC sidecar requested with ecc = none");
   RsCode code(*id);
   const EccGeometry g = EccGeometryFor(code, header.FileSize());
-  const int n = g.k + g.m;
   FileEntry entry;
   entry.kind = FileKind::kParity;
   entry.name = EccSidecarName(header.rank);
   entry.size = g.FileSize();
   CAIRN_ASSIGN_OR_RETURN(auto pending,
                          tier.Create(header.name, header.version, entry.name, entry.size));
-  ExtentChecksummer sum(0);
+  auto writer = std::unique_ptr<EccSidecarWriter>(
+      new EccSidecarWriter(std::move(code), g, std::move(pending), std::move(entry)));
   std::string head = EncodeEccHeader(g);
-  sum.Update(head.data(), head.size());
-  CAIRN_RETURN_IF_ERROR(pending->file().Append(head.data(), head.size()));
+  writer->sum_.Update(head.data(), head.size());
+  CAIRN_RETURN_IF_ERROR(writer->pending_->file().Append(head.data(), head.size()));
+  return writer;
+}
 
-  const std::string part_head = header.Encode();
-  std::vector<uint8_t> scratch(static_cast<size_t>(g.k) * kS);
-  std::vector<uint8_t> record(g.RecordBytes());
-  std::vector<uint8_t*> shards(n);
-  for (uint64_t s = 0; s < g.stripes; ++s) {
-    for (int j = 0; j < g.k; ++j) {
-      uint64_t offset = (s * g.k + j) * kS;
-      // Encode only reads the data shards.
-      shards[j] = const_cast<uint8_t*>(
-          PartShard(part_head, header, regions, offset, scratch.data() + j * kS));
-    }
-    for (int p = 0; p < g.m; ++p) shards[g.k + p] = record.data() + g.ParityOffset(p);
-    CAIRN_RETURN_IF_ERROR(code.Encode(shards, kS));
-    for (int j = 0; j < n; ++j) g.SetShardCrc(record.data(), j, Crc32c(shards[j], kS));
-    sum.Update(record.data(), record.size());
-    CAIRN_RETURN_IF_ERROR(pending->file().Append(record.data(), record.size()));
+EccSidecarWriter::EccSidecarWriter(RsCode code, const EccGeometry& geometry,
+                                   std::unique_ptr<PendingFile> pending, FileEntry entry)
+    : code_(std::move(code)), geometry_(geometry), pending_(std::move(pending)),
+      entry_(std::move(entry)),
+      stripe_(static_cast<size_t>(geometry.k) * kS),
+      record_(geometry.RecordBytes()),
+      shards_(static_cast<size_t>(geometry.k + geometry.m)) {
+  for (int p = 0; p < geometry_.m; ++p) {
+    shards_[static_cast<size_t>(geometry_.k + p)] = record_.data() + geometry_.ParityOffset(p);
   }
-  entry.extents.push_back(sum.Finish());
-  CAIRN_RETURN_IF_ERROR(pending->Commit());
-  return entry;
+}
+
+EccSidecarWriter::~EccSidecarWriter() = default;
+
+Status EccSidecarWriter::EncodeStripe(const uint8_t* data) {
+  if (stripes_written_ == geometry_.stripes) {
+    return Error(Code::kInternal, "'{}': more stripes than the part's {}", entry_.name,
+                 geometry_.stripes);
+  }
+  // Encode only reads the data shards.
+  for (int j = 0; j < geometry_.k; ++j) {
+    shards_[static_cast<size_t>(j)] = const_cast<uint8_t*>(data) + static_cast<size_t>(j) * kS;
+  }
+  CAIRN_RETURN_IF_ERROR(code_.Encode(shards_, kS));
+  for (int j = 0; j < geometry_.k + geometry_.m; ++j) {
+    geometry_.SetShardCrc(record_.data(), j, Crc32c(shards_[static_cast<size_t>(j)], kS));
+  }
+  sum_.Update(record_.data(), record_.size());
+  ++stripes_written_;
+  return pending_->file().Append(record_.data(), record_.size());
+}
+
+Status EccSidecarWriter::Add(const uint8_t* data, uint64_t n) {
+  const uint64_t stripe = stripe_.size();
+  seen_ += n;
+  while (n > 0) {
+    if (filled_ == 0 && n >= stripe) {
+      // A whole stripe where the caller has it: encoded in place.
+      CAIRN_RETURN_IF_ERROR(EncodeStripe(data));
+      data += stripe;
+      n -= stripe;
+      continue;
+    }
+    const uint64_t take = std::min(n, stripe - filled_);
+    std::memcpy(stripe_.data() + filled_, data, take);
+    filled_ += take;
+    data += take;
+    n -= take;
+    if (filled_ == stripe) {
+      CAIRN_RETURN_IF_ERROR(EncodeStripe(stripe_.data()));
+      filled_ = 0;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<FileEntry> EccSidecarWriter::Commit() {
+  if (seen_ != geometry_.part_size) {
+    return Error(Code::kInternal, "'{}': {} part bytes encoded, the part has {}", entry_.name,
+                 seen_, geometry_.part_size);
+  }
+  if (filled_ > 0) {
+    // The last stripe, padded with zeros (which are never stored).
+    std::memset(stripe_.data() + filled_, 0, stripe_.size() - filled_);
+    CAIRN_RETURN_IF_ERROR(EncodeStripe(stripe_.data()));
+    filled_ = 0;
+  }
+  CAIRN_RETURN_IF_ERROR(pending_->Commit());
+  entry_.extents.push_back(sum_.Finish());
+  return entry_;
+}
+
+Result<FileEntry> WriteEccSidecar(Tier& tier, const PartHeader& header,
+                                  const std::vector<Region>& regions, EccMode mode) {
+  CAIRN_ASSIGN_OR_RETURN(auto writer, EccSidecarWriter::Start(tier, header, mode));
+  CAIRN_RETURN_IF_ERROR(ObservePart(header, regions, *writer));
+  return writer->Commit();
 }
 
 Result<Manifest> CheckCopyForRepair(const Tier& tier, const std::string& name, int64_t version,

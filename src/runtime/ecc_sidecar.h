@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,9 +48,49 @@ namespace cairn {
 // nullopt for none.
 std::optional<RsCodeId> EccCodeFor(EccMode mode);
 
+// Writes the sidecar of a part file while the part is written: handed to
+// WritePart as its observer, it encodes each stripe of k shards as soon as
+// the part's bytes for it have been copied (from cache, without a second
+// pass over application memory: measured 24.9 -> 15.2 ms per 64 MiB for
+// RS(36,32), docs/ecc.md), and appends its record to the sidecar, whose
+// file is a parked slot like the part's when one is free.
+class EccSidecarWriter final : public PartObserver {
+ public:
+  // Creates the sidecar file of the part `header` describes.
+  // REQUIRES: EccCodeFor(mode).has_value().
+  static Result<std::unique_ptr<EccSidecarWriter>> Start(Tier& tier, const PartHeader& header,
+                                                         EccMode mode);
+  ~EccSidecarWriter() override;
+  // The next bytes of the part file, in file order.
+  Status Add(const uint8_t* data, uint64_t n) override;
+  // Encodes the last stripe (padded with zeros), commits the sidecar and
+  // returns its manifest entry (kind kParity, one extent). kInternal if Add
+  // saw other than the part's size. Uncommitted, the file is dropped.
+  Result<FileEntry> Commit();
+
+ private:
+  EccSidecarWriter(RsCode code, const EccGeometry& geometry, std::unique_ptr<PendingFile> pending,
+                   FileEntry entry);
+  // Encodes one stripe of k shards laid out back to back from `data`.
+  Status EncodeStripe(const uint8_t* data);
+
+  RsCode code_;
+  EccGeometry geometry_;
+  std::unique_ptr<PendingFile> pending_;
+  FileEntry entry_;
+  ExtentChecksummer sum_{0};          // the sidecar's own block CRCs
+  std::vector<uint8_t> stripe_;       // a stripe assembled from pieces
+  uint64_t filled_ = 0;               // bytes of stripe_ received
+  std::vector<uint8_t> record_;       // parity shards, then shard CRCs
+  std::vector<uint8_t*> shards_;      // k data + m parity pointers
+  uint64_t seen_ = 0;                 // part bytes received
+  uint64_t stripes_written_ = 0;
+};
+
 // Writes and commits the sidecar of the part file that `header` and
-// `regions` describe (WritePart's input), reading the data straight from
-// application memory; returns its manifest entry (kind kParity, one extent).
+// `regions` describe (WritePart's input), reading the data from
+// application memory; returns its manifest entry. A checkpoint writes the
+// sidecar with the part instead (EccSidecarWriter).
 // REQUIRES: EccCodeFor(mode).has_value().
 Result<FileEntry> WriteEccSidecar(Tier& tier, const PartHeader& header,
                                   const std::vector<Region>& regions, EccMode mode);

@@ -29,10 +29,17 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
   manifest.run_id = run_id_;
   manifest.created = clock_->WallSeconds();
   PartHeader header = MakePartHeader(name, version, comm_->rank(), comm_->size(), regions);
+  // Software chipkill (of the plain part layout only, docs/dedup.md): the
+  // part's parity sidecar, encoded as the part is written, and committed
+  // before the manifest, with the copy.
+  std::unique_ptr<EccSidecarWriter> sidecar;
+  if (t.kind() == TierKind::kMemory && EccCodeFor(t.config().ecc) && !dedup_) {
+    CAIRN_ASSIGN_OR_RETURN(sidecar, EccSidecarWriter::Start(t, header, t.config().ecc));
+  }
   // With [dedup] the part is the planned pages file (engine_dedup.h).
   CAIRN_ASSIGN_OR_RETURN(FileEntry part,
                          dedup_ ? dedup_->WritePart(t, name, version, comm_->rank(), comm_->size())
-                                : WritePart(t, header, regions));
+                                : WritePart(t, header, regions, sidecar.get()));
   manifest.files.push_back(std::move(part));
   if (dedup_) manifest.references = dedup_->references();
   CAIRN_ASSIGN_OR_RETURN(auto routed, PendingRoutedFiles());
@@ -42,10 +49,8 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
         WriteRoutedFile(t, name, version, RoutedFileName(comm_->rank(), logical), logical, path));
     manifest.files.push_back(std::move(entry));
   }
-  if (t.kind() == TierKind::kMemory && EccCodeFor(t.config().ecc) && !dedup_) {
-    // Software chipkill (of the plain part layout only, docs/dedup.md): the part's parity sidecar, written before the
-    // manifest so that it is committed with the copy.
-    CAIRN_ASSIGN_OR_RETURN(FileEntry parity, WriteEccSidecar(t, header, regions, t.config().ecc));
+  if (sidecar) {
+    CAIRN_ASSIGN_OR_RETURN(FileEntry parity, sidecar->Commit());
     manifest.files.push_back(std::move(parity));
   }
   std::string encoded = manifest.Encode();

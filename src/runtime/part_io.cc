@@ -15,16 +15,6 @@ namespace {
 constexpr uint64_t kChunk = 16 * kBlockSize;
 constexpr uint64_t kDeviceChunk = 16 * kChunk;
 
-Status AppendZeros(WritableFile& file, uint64_t n) {
-  static const char kZeros[kRegionAlign] = {};
-  while (n > 0) {
-    uint64_t take = std::min<uint64_t>(n, sizeof(kZeros));
-    CAIRN_RETURN_IF_ERROR(file.Append(kZeros, take));
-    n -= take;
-  }
-  return Status::Ok();
-}
-
 // Appends data while checksumming it, piece by piece.
 Status AppendChecksummed(WritableFile& file, ExtentChecksummer& sum, const uint8_t* data,
                          uint64_t n) {
@@ -32,6 +22,40 @@ Status AppendChecksummed(WritableFile& file, ExtentChecksummer& sum, const uint8
     uint64_t take = std::min(kChunk, n - pos);
     sum.Update(data + pos, take);
     CAIRN_RETURN_IF_ERROR(file.Append(data + pos, take));
+  }
+  return Status::Ok();
+}
+
+// The bytes of a part file in file order, in pieces of at most kChunk:
+// piece(extent, data, n) with `extent` the index of the manifest extent
+// the bytes belong to (0: the header `head`, i + 1: region i) or -1 for
+// alignment padding (zeros). Regions go in offset order, which the layout
+// need not share with their order (it packs small regions first).
+using PartPiece = std::function<Status(int extent, const uint8_t* data, uint64_t n)>;
+Status EmitPart(const PartHeader& header, const std::string& head,
+                const std::vector<Region>& regions, const PartPiece& piece) {
+  static const uint8_t kZeros[kRegionAlign] = {};
+  auto emit = [&](int extent, const uint8_t* data, uint64_t n) -> Status {
+    const uint64_t max_piece = data == kZeros ? sizeof(kZeros) : kChunk;
+    for (uint64_t pos = 0; pos < n; pos += max_piece) {
+      CAIRN_RETURN_IF_ERROR(
+          piece(extent, data == kZeros ? data : data + pos, std::min(max_piece, n - pos)));
+    }
+    return Status::Ok();
+  };
+  CAIRN_RETURN_IF_ERROR(emit(0, reinterpret_cast<const uint8_t*>(head.data()), head.size()));
+  std::vector<size_t> by_offset(regions.size());
+  std::iota(by_offset.begin(), by_offset.end(), 0);
+  std::sort(by_offset.begin(), by_offset.end(), [&](size_t a, size_t b) {
+    return header.regions[a].offset < header.regions[b].offset;
+  });
+  uint64_t pos = head.size();
+  for (size_t i : by_offset) {
+    const RegionInfo& info = header.regions[i];
+    CAIRN_RETURN_IF_ERROR(emit(-1, kZeros, info.offset - pos));
+    CAIRN_RETURN_IF_ERROR(emit(static_cast<int>(i) + 1,
+                               static_cast<const uint8_t*>(regions[i].ptr), info.bytes()));
+    pos = info.offset + info.bytes();
   }
   return Status::Ok();
 }
@@ -155,7 +179,7 @@ PartHeader MakePartHeader(const std::string& name, int64_t version, int rank, in
 }
 
 Result<FileEntry> WritePart(Tier& tier, const PartHeader& header,
-                            const std::vector<Region>& regions) {
+                            const std::vector<Region>& regions, PartObserver* observer) {
   FileEntry entry;
   entry.kind = FileKind::kPart;
   entry.name = PartFileName(header.rank);
@@ -163,32 +187,26 @@ Result<FileEntry> WritePart(Tier& tier, const PartHeader& header,
   CAIRN_ASSIGN_OR_RETURN(auto pending,
                          tier.Create(header.name, header.version, entry.name, entry.size));
   WritableFile& file = pending->file();
-  std::string head = header.Encode();
-  ExtentChecksummer head_sum(0);
-  CAIRN_RETURN_IF_ERROR(
-      AppendChecksummed(file, head_sum, reinterpret_cast<const uint8_t*>(head.data()), head.size()));
-  // Extents stay in region order (extent i + 1 is region i); the file is
-  // appended in offset order, which the layout need not share (it packs
-  // small regions first).
-  entry.extents.resize(regions.size() + 1);
-  entry.extents[0] = head_sum.Finish();
-  std::vector<size_t> by_offset(regions.size());
-  std::iota(by_offset.begin(), by_offset.end(), 0);
-  std::sort(by_offset.begin(), by_offset.end(), [&](size_t a, size_t b) {
-    return header.regions[a].offset < header.regions[b].offset;
-  });
-  uint64_t pos = head.size();
-  for (size_t i : by_offset) {
-    const RegionInfo& info = header.regions[i];
-    CAIRN_RETURN_IF_ERROR(AppendZeros(file, info.offset - pos));
-    ExtentChecksummer sum(info.offset);
-    CAIRN_RETURN_IF_ERROR(AppendChecksummed(file, sum, static_cast<const uint8_t*>(regions[i].ptr),
-                                            info.bytes()));
-    entry.extents[i + 1] = sum.Finish();
-    pos = info.offset + info.bytes();
-  }
+  // Extents stay in region order (extent i + 1 is region i).
+  std::vector<ExtentChecksummer> sums;
+  sums.emplace_back(0);
+  for (const RegionInfo& info : header.regions) sums.emplace_back(info.offset);
+  // Each piece is checksummed, copied and observed in turn, while in cache.
+  CAIRN_RETURN_IF_ERROR(EmitPart(
+      header, header.Encode(), regions, [&](int extent, const uint8_t* data, uint64_t n) {
+        if (extent >= 0) sums[static_cast<size_t>(extent)].Update(data, n);
+        CAIRN_RETURN_IF_ERROR(file.Append(data, n));
+        return observer != nullptr ? observer->Add(data, n) : Status::Ok();
+      }));
+  for (ExtentChecksummer& sum : sums) entry.extents.push_back(sum.Finish());
   CAIRN_RETURN_IF_ERROR(pending->Commit());
   return entry;
+}
+
+Status ObservePart(const PartHeader& header, const std::vector<Region>& regions,
+                   PartObserver& observer) {
+  return EmitPart(header, header.Encode(), regions,
+                  [&](int, const uint8_t* data, uint64_t n) { return observer.Add(data, n); });
 }
 
 Result<FileEntry> WriteRoutedFile(Tier& tier, const std::string& name, int64_t version,

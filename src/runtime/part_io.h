@@ -30,9 +30,27 @@ struct Region {
 PartHeader MakePartHeader(const std::string& name, int64_t version, int rank, int nranks,
                           const std::vector<Region>& regions);
 
-// Writes and commits the part file; returns its manifest entry.
+// Sees every byte of a part file in file order, in pieces of any length,
+// while the file is written (the ECC sidecar's encoder: it then reads each
+// piece while the copy has it in cache, instead of in a second pass over
+// application memory).
+class PartObserver {
+ public:
+  virtual ~PartObserver() = default;
+  virtual Status Add(const uint8_t* data, uint64_t n) = 0;
+};
+
+// Writes and commits the part file; returns its manifest entry. `observer`
+// (may be null) sees every byte written, the padding included; a failure
+// of its Add fails the write.
 Result<FileEntry> WritePart(Tier& tier, const PartHeader& header,
-                            const std::vector<Region>& regions);
+                            const std::vector<Region>& regions,
+                            PartObserver* observer = nullptr);
+
+// Hands `observer` the bytes WritePart(header, regions) would write, without
+// writing anything.
+Status ObservePart(const PartHeader& header, const std::vector<Region>& regions,
+                   PartObserver& observer);
 
 // Copies the file at `source` (outside any tier: a routed file) into the
 // version as `file` and returns its entry (one extent: the whole file).

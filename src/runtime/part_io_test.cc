@@ -133,6 +133,28 @@ TEST_F(PartIoTest, FormatOnePartIsStillRestored) {
   EXPECT_EQ(restored.data, state.data);
 }
 
+TEST_F(PartIoTest, SidecarWrittenWithThePartEqualsOneWrittenAfterIt) {
+  // Packed small regions, a region ending mid-stripe, and a last stripe
+  // the part fills only in part: every way a stripe is assembled.
+  State state({5, 12, 64, 1000, 2 * kBlockSize + 333, 3 * kBlockSize}, kSeed + 5);
+  PartHeader header = MakePartHeader("c", 1, 0, 1, state.regions);
+  for (EccMode mode : {EccMode::kNormal, EccMode::kStrong}) {
+    auto writer = EccSidecarWriter::Start(*tier_, header, mode);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    auto part = WritePart(*tier_, header, state.regions, writer->get());
+    ASSERT_TRUE(part.ok()) << part.status().ToString();
+    auto fused = (*writer)->Commit();
+    ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+    const std::string path = tier_->FilePath("c", 1, fused->name);
+    const std::string fused_bytes = *env_->ReadFileToString(path);
+    auto after = WriteEccSidecar(*tier_, header, state.regions, mode);
+    ASSERT_TRUE(after.ok()) << after.status().ToString();
+    EXPECT_EQ(*env_->ReadFileToString(path), fused_bytes);
+    EXPECT_EQ(after->extents[0].crcs, fused->extents[0].crcs);
+    EXPECT_EQ(fused->size, fused_bytes.size());
+  }
+}
+
 TEST_F(PartIoTest, EccSidecarCoversPackedRegionsSharingAShard) {
   // The header and several small regions share the part's first shard: a
   // damaged first page must be rebuilt from all of them.

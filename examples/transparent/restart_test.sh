@@ -63,6 +63,14 @@ cat <&4 >>"$work/run1.log" || true
 exec 3>&- 4<&-
 if wait $launcher; then fail "the killed job exited 0"; fi
 
+echo "== a restart whose heap would sit elsewhere is refused, naming both addresses"
+if CAIRN_TRANSPARENT_ARENA_ADDRESS=0x300000000000 job env LD_PRELOAD="$lib" "$cg" $rows \
+    $iterations "$work/run" </dev/null >"$work/refused.log" 2>&1; then
+  fail "a restart with another arena address ran: $(cat "$work/refused.log")"
+fi
+grep -q "heap was at 0x200000000000.*0x300000000000" "$work/refused.log" ||
+  fail "the refusal does not name the addresses: $(cat "$work/refused.log")"
+
 echo "== the same command again: restart from the checkpoint"
 printf 'go\ngo\n' | job env LD_PRELOAD="$lib" "$cg" $rows $iterations "$work/run" $hold1 $hold2 \
   >"$work/run2.log" 2>&1 || fail "restarted job failed: $(cat "$work/run2.log")"

@@ -86,11 +86,16 @@ void SafePointFrom(const char* call) {
   if (!s.ok()) Log(LogLevel::kError, "transparent mode: checkpoint in {} failed: {}", call, s.ToString());
 }
 
+// A restart that cannot resume (or Cairn that cannot start) is MPI_Init's
+// error: said on stderr, then handed to MPI_COMM_WORLD's error handler as
+// MPI does with its own errors, which by default ends the job. Going on
+// would run the program from its start over the checkpointed state.
 int AfterInit(int rc) {
   if (rc != MPI_SUCCESS) return rc;
   Status s = TheRuntime().AfterMpiInit();
   if (s.ok()) return rc;
   Log(LogLevel::kError, "transparent mode: {}", s.ToString());
+  PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
   return MPI_ERR_OTHER;
 }
 

@@ -40,7 +40,14 @@ line=
 # Reads one line of the job into $line, noting rank pids; keeps a copy in
 # run1.log. The ranks' lines reach mpirun in any order.
 next_line() {
-  IFS= read -r line <&4 || fail "the job ended early: $(cat "$work/run1.log")"
+  if ! IFS= read -r line <&4; then
+    # A tracking method this kernel lacks is a skip (CTest SKIP_RETURN_CODE).
+    if grep -q "transparent.tracking: .*tracking" "$work/run1.log"; then
+      grep -m1 "transparent.tracking" "$work/run1.log"
+      exit 77
+    fi
+    fail "the job ended early: $(cat "$work/run1.log")"
+  fi
   echo "$line" >>"$work/run1.log"
   if [[ $line =~ ^rank\ ([0-9]+)\ pid\ ([0-9]+) ]]; then
     pid[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}

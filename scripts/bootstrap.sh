@@ -11,6 +11,7 @@ APT_PACKAGES=(
   clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib python3-venv
+  python3-dev python3-mpi4py python3-numpy python3-pytest
 )
 
 missing=()
@@ -34,16 +35,17 @@ fi
 
 # The Python bindings' toolchain and test tools (bindings/python): a venv under
 # the build directory ($BUILD, as the Makefile's; default build), which CMake
-# picks up there. mpi4py is built from source against the system Open MPI: its
-# binary wheels carry an MPI of their own.
+# picks up there. It sees Debian's mpi4py, numpy and pytest (mpi4py must be
+# built against the system Open MPI, which Debian's is; its binary wheels carry
+# an MPI of their own), so pip adds only the build tools. The venv is made from
+# Debian's interpreter, whose site-packages hold those modules.
 build_dir=${BUILD:-build}
 [[ $build_dir == /* ]] || build_dir=$(cd "$(dirname "$0")/.." && pwd)/$build_dir
 venv=$build_dir/venv
 if ! "$venv/bin/python3" -c 'import scikit_build_core, pybind11, numpy, pytest, mpi4py' \
     >/dev/null 2>&1; then
   echo "bootstrap: installing the Python packages into $venv"
-  python3 -m venv "$venv"
+  /usr/bin/python3 -m venv --system-site-packages "$venv"
   "$venv/bin/python3" -m pip install -q --disable-pip-version-check \
-    scikit-build-core pybind11 numpy pytest
-  "$venv/bin/python3" -m pip install -q --disable-pip-version-check --no-binary mpi4py mpi4py
+    scikit-build-core pybind11
 fi

@@ -97,4 +97,30 @@ TEST_F(PmemTierApiTest, MemoryVersionsDrainToPmem) {
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/pmem/0/field/v0000000001"));
 }
 
+// The clc and ratio policies choose between the fast level and the ssd: with
+// memory off, the fast level is pmem.
+TEST_F(PmemTierApiTest, RatioPolicyChoosesBetweenPmemAndSsd) {
+  std::string path = dir_ + "/ratio.toml";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fprintf(f,
+               "[general]\ndir = \"%s\"\nlog_level = \"off\"\n"
+               "[tiers.memory]\nenabled = false\n"
+               "[tiers.pmem]\nenabled = true\npath = \"%s/pmem/{node}\"\n"
+               "[tiers.ssd]\npath = \"%s/ssd/{node}\"\n[tiers.pfs]\nenabled = false\n"
+               "[placement]\npolicy = \"ratio\"\nratio = 2\n",
+               dir_.c_str(), dir_.c_str(), dir_.c_str());
+  std::fclose(f);
+  std::vector<uint64_t> field((2 << 20) / sizeof(uint64_t), 3);
+  cairn::Status status;
+  auto session = cairn::Session::InitSingle(path, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(session->Protect(0, field).ok());
+  for (int v = 1; v <= 4; ++v) {
+    ASSERT_TRUE(session->Checkpoint("field", v).ok());
+    cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
+    ASSERT_TRUE(session->LastCheckpoint(&info).ok());
+    EXPECT_STREQ(info.tier, v % 2 == 0 ? "ssd" : "pmem") << "version " << v;
+  }
+}
+
 }  // namespace

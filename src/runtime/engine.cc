@@ -124,9 +124,13 @@ Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const
                                : int64_t{0}};
   CAIRN_RETURN_IF_ERROR(engine->comm_->AllreduceMax(run));
   engine->run_id_ = static_cast<uint64_t>(run[0]);
+  // The controller's fast level is the memory tier, or the pmem tier when
+  // memory is off (its capacity bounds the clc size test).
+  Tier* fast_level = engine->tier(TierKind::kMemory) != nullptr ? engine->tier(TierKind::kMemory)
+                                                                : engine->tier(TierKind::kPmem);
   CAIRN_ASSIGN_OR_RETURN(engine->controller_,
                          PlacementController::Open(engine->comm_.get(), engine->config_, env, clock,
-                                                   engine->tier(TierKind::kMemory),
+                                                   fast_level,
                                                    engine->tier(TierKind::kSsd)));
   CAIRN_ASSIGN_OR_RETURN(engine->redundancy_,
                          EngineRedundancy::Open(*engine->comm_, engine->config_.redundancy));

@@ -51,7 +51,7 @@ void Engine::ReserveMemorySlots() {
 
 int64_t Engine::NewestSafeBelowMemory(const std::string& name) const {
   int64_t newest = kNone;
-  for (TierKind kind : {TierKind::kSsd, TierKind::kPfs}) {
+  for (TierKind kind : {TierKind::kPmem, TierKind::kSsd, TierKind::kPfs}) {
     const Tier* t = tier(kind);
     auto versions = t ? t->Versions(name) : Result<std::vector<int64_t>>(std::vector<int64_t>{});
     if (!versions.ok()) continue;
@@ -117,7 +117,7 @@ void Engine::ReportKept(const MemoryRelease& mine,
   const std::string per_node = comm_->nodes() > 1 ? " and on every other node" : "";
   for (const auto& [name, versions] : newest) {
     std::vector<std::string> where;
-    for (TierKind kind : {TierKind::kSsd, TierKind::kPfs}) {
+    for (TierKind kind : {TierKind::kPmem, TierKind::kSsd, TierKind::kPfs}) {
       if (versions[static_cast<int>(kind)] < 0) continue;
       where.push_back(fmt::format("{} v{} ({}{})", TierKindName(kind),
                                   versions[static_cast<int>(kind)], tier(kind)->root(),

@@ -43,7 +43,8 @@ struct PlacementOutcome {
 
 class PlacementController {
  public:
-  // Collective (it learns each rank's index on its node). memory and ssd
+  // Collective (it learns each rank's index on its node). memory (the fast
+  // level: the memory tier, or the pmem tier when memory is off) and ssd
   // are the engine's tiers of this node, or null when disabled; they must
   // outlive the controller. A damaged ledger is not fatal: the controller
   // runs without it and treats the SSD as wearing (the safe side for the

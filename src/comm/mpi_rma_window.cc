@@ -130,6 +130,28 @@ class MpiRmaWindow final : public RmaWindow {
     CAIRN_RMA(MPI_Win_flush(target, win_), "MPI_Win_flush");
     return found;
   }
+  Status StartFetchAdd(int target, uint64_t offset, const uint64_t* add,
+                       uint64_t* before) override {
+    return StartWordOp(target, offset, add, before, MPI_SUM, "MPI_Fetch_and_op(sum)");
+  }
+  Status StartCompareAndSwap(int target, uint64_t offset, const uint64_t* expected,
+                             const uint64_t* desired, uint64_t* found) override {
+    if (!compare_and_swap_safe()) return Error(Code::kUnsupported, "{}", compare_and_swap_note());
+    CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, 8, bytes_));
+    CAIRN_RMA(MPI_Compare_and_swap(desired, expected, found, MPI_UINT64_T, target,
+                                   static_cast<MPI_Aint>(offset), win_),
+              "MPI_Compare_and_swap");
+    return Status::Ok();
+  }
+  Status StartAtomicStore(int target, uint64_t offset, const uint64_t* value) override {
+    // An accumulate with replace: atomic with the other atomics on the
+    // word, with no result buffer.
+    CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, 8, bytes_));
+    CAIRN_RMA(MPI_Accumulate(value, 1, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), 1,
+                             MPI_UINT64_T, MPI_REPLACE, win_),
+              "MPI_Accumulate(replace)");
+    return Status::Ok();
+  }
   Status SyncLocal() override {
     CAIRN_RMA(MPI_Win_sync(win_), "MPI_Win_sync");
     return Status::Ok();
@@ -148,13 +170,18 @@ class MpiRmaWindow final : public RmaWindow {
 
   Result<uint64_t> WordOp(int target, uint64_t offset, uint64_t operand, MPI_Op op,
                           const char* what) {
-    CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, 8, bytes_));
     uint64_t found = 0;
-    CAIRN_RMA(MPI_Fetch_and_op(&operand, &found, MPI_UINT64_T, target,
-                               static_cast<MPI_Aint>(offset), op, win_),
-              what);
+    CAIRN_RETURN_IF_ERROR(StartWordOp(target, offset, &operand, &found, op, what));
     CAIRN_RMA(MPI_Win_flush(target, win_), "MPI_Win_flush");
     return found;
+  }
+  Status StartWordOp(int target, uint64_t offset, const uint64_t* operand, uint64_t* found,
+                     MPI_Op op, const char* what) {
+    CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, 8, bytes_));
+    CAIRN_RMA(MPI_Fetch_and_op(operand, found, MPI_UINT64_T, target,
+                               static_cast<MPI_Aint>(offset), op, win_),
+              what);
+    return Status::Ok();
   }
 
   MPI_Win win_;

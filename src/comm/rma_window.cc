@@ -106,6 +106,19 @@ class LocalRmaWindow final : public RmaWindow {
     std::atomic_ref<uint64_t>(*word).compare_exchange_strong(expected, desired);
     return expected;  // the word found
   }
+  Status StartFetchAdd(int target, uint64_t offset, const uint64_t* add,
+                       uint64_t* before) override {
+    CAIRN_ASSIGN_OR_RETURN(*before, FetchAdd(target, offset, *add));
+    return Status::Ok();
+  }
+  Status StartCompareAndSwap(int target, uint64_t offset, const uint64_t* expected,
+                             const uint64_t* desired, uint64_t* found) override {
+    CAIRN_ASSIGN_OR_RETURN(*found, CompareAndSwap(target, offset, *expected, *desired));
+    return Status::Ok();
+  }
+  Status StartAtomicStore(int target, uint64_t offset, const uint64_t* value) override {
+    return AtomicStore(target, offset, *value);
+  }
   Status SyncLocal() override {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return Status::Ok();

@@ -66,6 +66,17 @@ class RmaWindow {
   // Why CompareAndSwap is not safe ("" when it is).
   const std::string& compare_and_swap_note() const { return cas_note_; }
 
+  // The same atomics, non-blocking: they complete at Flush(target) or
+  // FlushAll(), when *before / *found hold the word found. The operands
+  // are read from the caller's memory until then (MPI's rule), so they
+  // are passed by pointer and must stay valid; so must the results.
+  // StartCompareAndSwap is kUnsupported where CompareAndSwap is.
+  virtual Status StartFetchAdd(int target, uint64_t offset, const uint64_t* add,
+                               uint64_t* before) = 0;
+  virtual Status StartCompareAndSwap(int target, uint64_t offset, const uint64_t* expected,
+                                     const uint64_t* desired, uint64_t* found) = 0;
+  virtual Status StartAtomicStore(int target, uint64_t offset, const uint64_t* value) = 0;
+
   // Makes this rank's local stores visible to remote accesses and remote
   // accesses visible to local loads (MPI_Win_sync). Pair with a barrier.
   virtual Status SyncLocal() = 0;

@@ -59,18 +59,6 @@ Status LogClient::CopyForward(int target, uint64_t old_loc, uint64_t new_loc) {
   return window_->Flush(target);
 }
 
-Status LogClient::PublishByCas(int target, uint64_t block, uint64_t old_loc, uint64_t new_loc,
-                               uint64_t* loc) {
-  const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, block);
-  CAIRN_ASSIGN_OR_RETURN(uint64_t found,
-                         window_->CompareAndSwap(target, entry, old_loc, new_loc));
-  // Another client published first: its block (already a copy of the
-  // previous version) is the one to write; ours stays unused until cleaning.
-  if (found != old_loc) ++counts_.claims_lost;
-  *loc = found == old_loc ? new_loc : found;
-  return Status::Ok();
-}
-
 // Where compare-and-swap is unsafe, the block's claim word decides: the
 // client whose fetch-and-add finds 0 allocates and publishes; the others
 // wait until the entry shows a block of this version. A winner that finds
@@ -92,30 +80,85 @@ Status LogClient::WaitForPublished(int target, uint64_t block, uint64_t* loc, bo
   }
 }
 
-Status LogClient::PublishByClaim(int target, uint64_t block, uint64_t old_loc, bool covered,
-                                 uint64_t* loc) {
-  CAIRN_ASSIGN_OR_RETURN(uint64_t before,
-                         window_->FetchAdd(target, layout_.claim_offset(block), 1));
-  if (before != 0) {
+Status LogClient::PublishByClaims(int target, const std::vector<FirstBlock>& firsts,
+                                  std::vector<uint64_t>* locs) {
+  // All claims in one epoch: one round trip whatever the number of blocks.
+  const std::vector<uint64_t> ones(firsts.size(), 1);
+  std::vector<uint64_t> before(firsts.size());
+  for (size_t j = 0; j < firsts.size(); ++j) {
+    CAIRN_RETURN_IF_ERROR(window_->StartFetchAdd(target, layout_.claim_offset(firsts[j].block),
+                                                 &ones[j], &before[j]));
+  }
+  CAIRN_RETURN_IF_ERROR(window_->Flush(target));
+  std::vector<size_t> won;
+  for (size_t j = 0; j < firsts.size(); ++j) {
+    if (before[j] == 0) won.push_back(j);
+  }
+  uint64_t base = 0;
+  Status allocated = won.empty() ? Status::Ok() : Allocate(target, won.size(), &base);
+  if (!allocated.ok()) {
+    const uint64_t zero = 0;
+    for (size_t j : won) {
+      CAIRN_RETURN_IF_ERROR(
+          window_->StartAtomicStore(target, layout_.claim_offset(firsts[j].block), &zero));
+    }
+    CAIRN_RETURN_IF_ERROR(window_->Flush(target));
+    return allocated;
+  }
+  std::vector<uint64_t> fresh(won.size());
+  for (size_t k = 0; k < won.size(); ++k) {
+    fresh[k] = base + k * layout_.block_size;
+    const FirstBlock& f = firsts[won[k]];
+    if (!f.covered) CAIRN_RETURN_IF_ERROR(CopyForward(target, f.old_loc, fresh[k]));
+  }
+  for (size_t k = 0; k < won.size(); ++k) {
+    const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, firsts[won[k]].block);
+    CAIRN_RETURN_IF_ERROR(window_->StartAtomicStore(target, entry, &fresh[k]));
+    (*locs)[firsts[won[k]].index] = fresh[k];
+  }
+  CAIRN_RETURN_IF_ERROR(window_->Flush(target));
+  for (size_t j = 0; j < firsts.size(); ++j) {
+    if (before[j] == 0) continue;
     ++counts_.claims_lost;
     bool released = false;
-    CAIRN_RETURN_IF_ERROR(WaitForPublished(target, block, loc, &released));
+    CAIRN_RETURN_IF_ERROR(
+        WaitForPublished(target, firsts[j].block, &(*locs)[firsts[j].index], &released));
     if (released) {
       return Error(Code::kNoSpace, "varray log of rank {} is full ({} bytes)", target,
                    layout_.capacity);
     }
-    return Status::Ok();
   }
-  uint64_t fresh = 0;
-  Status allocated = Allocate(target, 1, &fresh);
-  if (!allocated.ok()) {
-    CAIRN_RETURN_IF_ERROR(window_->AtomicStore(target, layout_.claim_offset(block), 0));
-    return allocated;
+  return Status::Ok();
+}
+
+Status LogClient::PublishByCas(int target, const std::vector<FirstBlock>& firsts,
+                               std::vector<uint64_t>* locs) {
+  // Steps 1-3 for all first blocks at once: one fetch-and-add allocates
+  // them back to back (so the data goes in one access), the copies
+  // complete before any block is published, and the compare-and-swaps go
+  // in one epoch.
+  uint64_t base = 0;
+  CAIRN_RETURN_IF_ERROR(Allocate(target, firsts.size(), &base));
+  std::vector<uint64_t> fresh(firsts.size()), expected(firsts.size()), found(firsts.size());
+  for (size_t j = 0; j < firsts.size(); ++j) {
+    fresh[j] = base + j * layout_.block_size;
+    expected[j] = firsts[j].old_loc;
+    if (!firsts[j].covered) CAIRN_RETURN_IF_ERROR(CopyForward(target, expected[j], fresh[j]));
   }
-  if (!covered) CAIRN_RETURN_IF_ERROR(CopyForward(target, old_loc, fresh));
-  const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, block);
-  CAIRN_RETURN_IF_ERROR(window_->AtomicStore(target, entry, fresh));
-  *loc = fresh;
+  for (size_t j = 0; j < firsts.size(); ++j) {
+    const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, firsts[j].block);
+    CAIRN_RETURN_IF_ERROR(
+        window_->StartCompareAndSwap(target, entry, &expected[j], &fresh[j], &found[j]));
+  }
+  CAIRN_RETURN_IF_ERROR(window_->Flush(target));
+  for (size_t j = 0; j < firsts.size(); ++j) {
+    // Another client published first: its block (already a copy of the
+    // previous version) is the one to write; ours stays unused until
+    // cleaning.
+    const bool won = found[j] == expected[j];
+    if (!won) ++counts_.claims_lost;
+    (*locs)[firsts[j].index] = won ? fresh[j] : found[j];
+  }
   return Status::Ok();
 }
 
@@ -133,7 +176,8 @@ Status LogClient::Locate(int target, BlockRange r, uint64_t offset, uint64_t len
   }
   std::vector<uint64_t> entries;
   CAIRN_RETURN_IF_ERROR(FetchEntries(target, epochs_[target].current_set, r, &entries));
-  std::vector<uint64_t> first;  // indexes of blocks first written in this version
+  const uint64_t bs = layout_.block_size;
+  std::vector<FirstBlock> firsts;  // blocks first written in this version
   for (uint64_t i = 0; i < r.count; ++i) {
     if (Valid(target, (*locs)[i])) {
       ++counts_.put_ow_hit;
@@ -142,36 +186,15 @@ Status LogClient::Locate(int target, BlockRange r, uint64_t offset, uint64_t len
       (*locs)[i] = Cached(target, r.first + i) = entries[i];
     } else {
       ++counts_.put_first;
-      first.push_back(i);
+      const uint64_t start = (r.first + i) * bs;
+      const bool covered = !acc && start >= offset && start + bs <= offset + length;
+      firsts.push_back({i, r.first + i, entries[i], covered});
     }
   }
-  if (first.empty()) return Status::Ok();
-  const uint64_t bs = layout_.block_size;
-  auto covered = [&](uint64_t i) {
-    const uint64_t start = (r.first + i) * bs;
-    return !acc && start >= offset && start + bs <= offset + length;
-  };
-  if (!use_cas_) {
-    for (uint64_t i : first) {
-      CAIRN_RETURN_IF_ERROR(
-          PublishByClaim(target, r.first + i, entries[i], covered(i), &(*locs)[i]));
-      Cached(target, r.first + i) = (*locs)[i];
-    }
-    return Status::Ok();
-  }
-  // Steps 1-3 for all first blocks at once: one fetch-and-add allocates
-  // them back to back (so the data goes in one access), copies complete
-  // before any block is published, then one compare-and-swap per block.
-  uint64_t base = 0;
-  CAIRN_RETURN_IF_ERROR(Allocate(target, first.size(), &base));
-  for (size_t j = 0; j < first.size(); ++j) {
-    if (!covered(first[j])) CAIRN_RETURN_IF_ERROR(CopyForward(target, entries[first[j]], base + j * bs));
-  }
-  for (size_t j = 0; j < first.size(); ++j) {
-    const uint64_t i = first[j];
-    CAIRN_RETURN_IF_ERROR(PublishByCas(target, r.first + i, entries[i], base + j * bs, &(*locs)[i]));
-    Cached(target, r.first + i) = (*locs)[i];
-  }
+  if (firsts.empty()) return Status::Ok();
+  CAIRN_RETURN_IF_ERROR(use_cas_ ? PublishByCas(target, firsts, locs)
+                                 : PublishByClaims(target, firsts, locs));
+  for (const FirstBlock& f : firsts) Cached(target, f.block) = (*locs)[f.index];
   return Status::Ok();
 }
 

@@ -85,16 +85,25 @@ class LogClient {
   uint64_t& Cached(int target, uint64_t block) { return cache_[target][block]; }
   Status FetchEntries(int target, uint64_t set, BlockRange r, std::vector<uint64_t>* out);
   // Resolves each block of r to its current-version location, allocating
-  // and publishing the blocks first written here (the put protocol's steps
-  // 1-3); `whole` marks blocks the write covers entirely (no copy needed).
+  // and publishing the blocks first written here (the put protocol's
+  // steps 1-3).
   Status Locate(int target, BlockRange r, uint64_t offset, uint64_t length, bool acc,
                 std::vector<uint64_t>* locs);
   Status Allocate(int target, uint64_t count, uint64_t* first);
   Status CopyForward(int target, uint64_t old_loc, uint64_t new_loc);
-  Status PublishByCas(int target, uint64_t block, uint64_t old_loc, uint64_t new_loc,
-                      uint64_t* loc);
-  Status PublishByClaim(int target, uint64_t block, uint64_t old_loc, bool covered,
-                        uint64_t* loc);
+  // A block a write is the first to touch in this version: its index in
+  // the write's range, its number, its previous version's location, and
+  // whether the write covers it whole (no copy forward needed).
+  struct FirstBlock {
+    uint64_t index, block, old_loc;
+    bool covered;
+  };
+  // Steps 1-3 of the put protocol for all first blocks of a write; sets
+  // their entries of locs.
+  Status PublishByCas(int target, const std::vector<FirstBlock>& firsts,
+                      std::vector<uint64_t>* locs);
+  Status PublishByClaims(int target, const std::vector<FirstBlock>& firsts,
+                         std::vector<uint64_t>* locs);
   Status WaitForPublished(int target, uint64_t block, uint64_t* loc, bool* released);
   // Moves bytes between the caller's buffer and the blocks at locs, merging
   // runs of blocks that lie back to back in the log into one access.

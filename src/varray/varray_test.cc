@@ -26,7 +26,6 @@ VarrayOptions Options(VarrayKind kind, uint64_t length = 1000) {
 }
 
 std::unique_ptr<VersionedArray> Make(const VarrayOptions& o, Env* env = nullptr) {
-  std::unique_ptr<Env> owned;
   auto array = VersionedArray::Create(NewSingleComm(), env != nullptr ? env : PosixEnv(), o);
   EXPECT_TRUE(array.ok()) << array.status().ToString();
   return array.ok() ? std::move(array).value() : nullptr;

@@ -57,7 +57,11 @@ Status StagedVersion::Fetch(CairnRegions& cairn, const std::string& name, int ve
     staging[id] = Region{buf.data(), shape};
   }
   Status st = cairn.Sync(staging);
-  if (st.ok()) st = RestoreExactly(name, version);
+  restore_error_ = CAIRN_SUCCESS;
+  if (st.ok()) {
+    st = RestoreExactly(name, version);
+    restore_error_ = cairn_last_error();  // before the calls below clear it
+  }
   // The application's regions go back to Cairn whatever happened, so that
   // the next checkpoint saves them and not our buffers.
   Status back = cairn.Sync(afterwards);

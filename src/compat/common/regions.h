@@ -69,10 +69,15 @@ class StagedVersion {
   // The restored bytes of region id, or nullptr if the version has none.
   const std::vector<char>* Find(int id) const;
   const Layout& layout() const { return layout_; }
+  // The CAIRN_E_* code of the last Fetch's cairn_restart (CAIRN_SUCCESS if
+  // it succeeded or was not reached): CAIRN_E_MISMATCH says the layout was
+  // not the version's.
+  int restore_error() const { return restore_error_; }
   void Clear();
 
  private:
   Layout layout_;
+  int restore_error_ = 0;
   std::map<int, std::vector<char>> buffers_;
 };
 

@@ -296,7 +296,7 @@ Status VelocClient::FetchStaged(const std::string& name, int version, const Layo
                                 bool guessed) {
   const Regions& between_phases = groups_[kDefaultGroup];
   Status st = staged_.Fetch(cairn_, name, version, stored, between_phases);
-  if (!st.ok() && guessed && !stored.empty() && cairn_last_error() == CAIRN_E_MISMATCH) {
+  if (!st.ok() && guessed && !stored.empty() && staged_.restore_error() == CAIRN_E_MISMATCH) {
     // No journal and not shaped as the protected regions: a files-only
     // version (no VELOC_Checkpoint_mem). Fetch its files; a later Recover
     // says that there is no memory to recover.
@@ -322,9 +322,18 @@ Status VelocClient::RestartBegin(const char* name, int version, bool in_place) {
   in_place_ = in_place && stored == LayoutOf(app);
   if (in_place_) {
     st = cairn_.Sync(app);
-    if (st.ok()) st = RestoreExactly(name, version);
+    int restore_error = CAIRN_SUCCESS;
+    if (st.ok()) {
+      st = RestoreExactly(name, version);
+      restore_error = cairn_last_error();
+    }
     Status back = SyncDefaultGroup();
     if (st.ok()) st = back;
+    if (!st.ok() && !*recorded && restore_error == CAIRN_E_MISMATCH) {
+      // No journal: perhaps a files-only version (below).
+      in_place_ = false;
+      st = FetchStaged(name, version, stored, true);
+    }
   } else {
     st = FetchStaged(name, version, stored, !*recorded);
   }

@@ -148,7 +148,7 @@ typedef struct cairn_checkpoint_info {
   int skipped;              /* 1: the placement controller skipped this version:
                                nothing was written, restart finds the previous one */
   int forced;               /* 1: forced to the SSD (force_ssd_every or the flag) */
-  char tier[16];            /* "memory", "ssd" or "pfs"; "" when skipped */
+  char tier[16];            /* "memory", "pmem", "ssd" or "pfs"; "" when skipped */
   char rule[32];            /* the rule that decided: "within-limits", "lifetime",
                                "slowdown", "ratio", "policy-memory", "forced-every", ... */
   double seconds;           /* time spent inside the call on this rank */
@@ -247,7 +247,7 @@ typedef struct cairn_restart_info {
   int rollback_versions;    /* newest - version */
   double rollback_seconds;  /* creation time of newest minus that of version (0: unknown) */
   int versions_failed;      /* agreed versions that failed verification on some rank */
-  char tier[16];            /* where this rank read from: "memory", "ssd", "pfs" */
+  char tier[16];            /* where this rank read from: "memory", "pmem", "ssd", "pfs" */
   unsigned long long bytes; /* bytes this rank read (part file with its header, routed files) */
   double seconds;           /* time inside the call on this rank */
   unsigned long long ecc_shards_corrected; /* shards of this rank's memory copy corrected
@@ -270,7 +270,7 @@ CAIRN_EXPORT int cairn_last_restart(cairn_restart_info *info);
 CAIRN_EXPORT int cairn_route_file(const char *logical, char *path_out, size_t len);
 
 /* Collective. Removes every version of checkpoint `name` from every tier of
- * this job (memory, ssd, pfs), after waiting for the background drains:
+ * this job (memory, pmem, ssd, pfs), after waiting for the background drains:
  * afterwards cairn_restart_test(name, -1) returns -1 and the tiers' storage
  * holds nothing of `name`. Other checkpoints are untouched. A name with no
  * stored version is not an error (CAIRN_SUCCESS: deleting is idempotent). */

@@ -292,6 +292,9 @@ Status TransparentRuntime::WriteImage(int64_t version) {
   // restart, which then reads the version before.
   int rc = WithImageRegion(&g_image, &cairn_checkpoint, ImageName().c_str(), v);
   if (rc != CAIRN_SUCCESS) return CairnError(rc, "checkpointing the process image");
+  // The note goes with the data checkpoint (cairn_last_checkpoint reports it).
+  cairn_internal_note_tracking(written_note_.method, written_note_.pages_written,
+                               written_note_.pages_total);
   rc = WithDataRegions(DataRegions(g_image), &cairn_checkpoint, DataName().c_str(), v);
   if (rc != CAIRN_SUCCESS) return CairnError(rc, "checkpointing the heap, stack and data");
   Log(LogLevel::kInfo, "transparent mode: version {} ({} heap bytes, {} stack bytes)", v,
@@ -373,7 +376,7 @@ void TransparentRuntime::NoteWrittenPages(size_t heap_bytes) {
           s.ToString());
     }
   }
-  cairn_internal_note_tracking(method, written, heap_pages);
+  written_note_ = {method, written, heap_pages};
   Log(LogLevel::kInfo, "transparent mode: {} of {} heap pages written since the last version ({})",
       written, heap_pages, method);
   Status widened = TrackWindow(heap_bytes);

@@ -64,9 +64,9 @@ class TransparentRuntime {
   // restores the rest; only returns when it fails.
   Status Restore(int64_t version);
   // Pages of the heap written since the last version (all pages of the
-  // heap beyond the tracked window count as written), noted for
-  // cairn_last_checkpoint; re-arms and, when the heap outgrew it, widens
-  // the tracked window.
+  // heap beyond the tracked window count as written), kept for the data
+  // checkpoint's report (cairn_last_checkpoint); re-arms and, when the heap
+  // outgrew it, widens the tracked window.
   void NoteWrittenPages(size_t heap_bytes);
   Status TrackWindow(size_t heap_bytes);
   std::string ImageName() const { return config_.transparent.name + ".image"; }
@@ -80,6 +80,12 @@ class TransparentRuntime {
   std::unique_ptr<DirtyTracker> tracker_;
   size_t tracked_bytes_ = 0;  // the tracked window: [base, base + tracked_bytes_)
   DirtyPageSet written_pages_;
+  // What NoteWrittenPages found, for the data checkpoint's report.
+  struct WrittenNote {
+    const char* method = "none";
+    uint64_t pages_written = 0;
+    uint64_t pages_total = 0;
+  } written_note_;
   int64_t next_version_ = 0;
 };
 

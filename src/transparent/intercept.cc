@@ -222,20 +222,11 @@ __attribute__((visibility("default"))) int __libc_start_main(
   using Fn = int (*)(MainFn, int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
   Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "__libc_start_main"));
   g_program_main = main;
-  cairn::Status s = TheRuntime().Start();
+  cairn::Status s = TheRuntime().Start(argv, argv + argc + 1);
   if (!s.ok()) {
     std::fprintf(stderr, "cairn: transparent mode is off for this run: %s\n", s.ToString().c_str());
   }
   return real(&MainOnFixedStack, argc, argv, init, fini, rtld_fini, stack_end);
-}
-
-// Before anything else of the program runs: the fixed layout (the process
-// is executed again without address randomisation, at most once).
-__attribute__((constructor)) static void FixLayoutEarly(int, char** argv, char** envp) {
-  const char* off = getenv("CAIRN_TRANSPARENT_FIXED_LAYOUT");
-  if (off != nullptr && (std::strcmp(off, "false") == 0 || std::strcmp(off, "0") == 0)) return;
-  cairn::Status s = cairn::EnsureFixedLayout(argv, envp);
-  if (!s.ok()) std::fprintf(stderr, "cairn: %s\n", s.ToString().c_str());
 }
 
 // MPI: initialisation restores, finalisation finalizes Cairn, and the

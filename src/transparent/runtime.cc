@@ -177,7 +177,7 @@ TransparentRuntime& TheRuntime() {
   return *runtime;
 }
 
-Status TransparentRuntime::Start() {
+Status TransparentRuntime::Start(char** argv, char** envp) {
   InternalScope internal;
   auto config = LoadConfig(nullptr, ProcessEnvLookup(), ProcessEnvNames(),
                            [](const std::string& path, uint64_t max_bytes) {
@@ -187,6 +187,11 @@ Status TransparentRuntime::Start() {
   config_ = *config;
   SetLogLevel(LogLevelNamed(config_.log_level));
   const TransparentSettings& t = config_.transparent;
+  if (t.fixed_layout) {
+    // Not fatal: a restart checks the layout and refuses a wrong one.
+    Status fixed = EnsureFixedLayout(argv, envp);
+    if (!fixed.ok()) Log(LogLevel::kWarn, "transparent.fixed_layout: {}", fixed.ToString());
+  }
   if (t.arena_address <= kStackGap + t.stack_size + kPage) {
     return Error(Code::kConfig, "transparent.arena_address {:#x} leaves no room for the stack "
                                 "below it",

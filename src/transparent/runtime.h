@@ -28,10 +28,13 @@ namespace cairn {
 
 class TransparentRuntime {
  public:
-  // Before main: loads the configuration, reserves the arena and the fixed
-  // stack. An error leaves the process running without transparent mode
-  // (main on its own stack, the system allocator), after saying why.
-  Status Start();
+  // Before main: loads the configuration; with transparent.fixed_layout,
+  // re-executes the program (argv, envp) once without address
+  // randomisation (EnsureFixedLayout: this call then does not return);
+  // reserves the arena and the fixed stack. An error leaves the process
+  // running without transparent mode (main on its own stack, the system
+  // allocator), after saying why.
+  Status Start(char** argv, char** envp);
   bool started() const { return started_; }
   const MemoryRange& stack() const { return stack_; }
 

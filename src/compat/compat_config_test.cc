@@ -185,6 +185,13 @@ TEST(ScrConfig, CopyTypeAndSetSize) {
   EXPECT_EQ(Get<std::string>(rs->cairn, "redundancy.scheme"), "rs");
   EXPECT_EQ(Get<int64_t>(rs->cairn, "redundancy.group_size"), 4);
   EXPECT_EQ(Get<int64_t>(rs->cairn, "redundancy.parity"), 2);
+  ScrConfigStore descriptor;  // SCR's redundancy descriptor syntax
+  ASSERT_TRUE(descriptor.Apply("CKPT=0 INTERVAL=1 TYPE=PARTNER").ok());
+  auto partner = ReadScrOptions(descriptor);
+  ASSERT_TRUE(partner.ok()) << partner.status().message();
+  partner->cairn.ResolveRedundancy(4);
+  EXPECT_EQ(Get<std::string>(partner->cairn, "redundancy.scheme"), "partner");
+  EXPECT_TRUE(Warned(partner->cairn, "CKPT INTERVAL has no Cairn meaning"));
   ASSERT_TRUE(app.Apply("SCR_COPY_TYPE=SINGLE").ok());
   auto single = ReadScrOptions(app);
   single->cairn.ResolveRedundancy(6);

@@ -38,7 +38,6 @@ const std::map<std::string, std::string>& IgnoredParams() {
       {"SCR_LOG_ENABLE", "Cairn logs to stderr (CAIRN_GENERAL_LOG_LEVEL)"},
       {"SCR_GROUP", "Cairn groups ranks by its (virtual) node topology ([topology])"},
       {"STORE", "Cairn's tiers are [tiers.*]"},
-      {"CKPT", "Cairn's levels are its tiers, chosen by [placement]"},
       {"SCR_CRC_ON_COPY", "Cairn always checks CRC32C"},
       {"SCR_CRC_ON_FLUSH", "Cairn always checks CRC32C"},
       {"SCR_CRC_ON_DELETE", "Cairn always checks CRC32C"},
@@ -56,7 +55,7 @@ const std::map<std::string, std::string>& IgnoredParams() {
 const std::set<std::string>& HandledParams() {
   static const std::set<std::string> params = {
       "SCR_CONF_FILE", "SCR_PREFIX", "SCR_CACHE_BASE", "CACHEDIR", "SCR_CACHE_SIZE",
-      "SCR_FLUSH", "SCR_FLUSH_ASYNC", "SCR_COPY_TYPE", "SCR_SET_SIZE", "SCR_CHECKPOINT_INTERVAL",
+      "SCR_FLUSH", "SCR_FLUSH_ASYNC", "SCR_COPY_TYPE", "SCR_SET_SIZE", "CKPT", "SCR_CHECKPOINT_INTERVAL",
       "SCR_CHECKPOINT_SECONDS", "SCR_DEBUG", "SCR_PREFIX_SIZE"};
   return params;
 }
@@ -183,9 +182,27 @@ std::vector<ConfigWord> SplitConfig(const std::string& text) {
   return words;
 }
 
+// A redundancy descriptor "CKPT=<n> TYPE=XOR SET_SIZE=16 ...": its TYPE and
+// SET_SIZE, as if set with SCR_COPY_TYPE and SCR_SET_SIZE (which win); its
+// other words (INTERVAL, STORE, GROUP, ...) warn.
+void ApplyDescriptor(const Setting& ckpt, std::map<std::string, Setting>* all, ScrOptions* o) {
+  for (const auto& word : ckpt.extra) {
+    std::string key = Upper(word.substr(0, word.find('=')));
+    std::string value = word.substr(word.find('=') + 1);
+    std::string as = key == "TYPE" ? "SCR_COPY_TYPE" : key == "SET_SIZE" ? "SCR_SET_SIZE" : "";
+    if (as.empty()) {
+      o->cairn.Warn(ckpt.where, "CKPT " + key + " has no Cairn meaning: one redundancy scheme "
+                                "protects every version, on the tiers [placement] picks");
+    } else if (!all->count(as)) {
+      (*all)[as] = Setting{value, {}, ckpt.where + " (CKPT " + key + ")"};
+    }
+  }
+}
+
 // SCR_COPY_TYPE (SCR's default: XOR) and SCR_SET_SIZE become Cairn's
 // redundancy scheme and group size; SINGLE has none.
-Status ApplyCopyType(const std::map<std::string, Setting>& all, ScrOptions* o) {
+Status ApplyCopyType(std::map<std::string, Setting> all, ScrOptions* o) {
+  if (auto ckpt = all.find("CKPT"); ckpt != all.end()) ApplyDescriptor(ckpt->second, &all, o);
   auto type = all.find("SCR_COPY_TYPE");
   std::string scheme = type == all.end() ? "xor" : Lower(type->second.value);
   std::string where = type == all.end() ? "SCR_COPY_TYPE (unset: SCR's default XOR)" : type->second.where;

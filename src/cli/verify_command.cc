@@ -17,6 +17,7 @@
 #include "cli/inventory.h"
 #include "cli/output.h"
 #include "cli/store_commands.h"
+#include "cli/verify_redundancy.h"
 #include "runtime/ecc_sidecar.h"
 #include "runtime/part_io.h"
 
@@ -166,6 +167,12 @@ int RunVerify(const std::string& config_path, bool json) {
   for (const auto& c : *copies) verifier.Copy(c);
   const Totals& t = verifier.totals();
   PrintSummary(t, json);
+  const RedundancyTotals red = VerifyRedundancy(*copies, json);
+  if (red.groups_checked > 0 && !json) {
+    fmt::print("redundancy: {} group(s) re-encoded and compared, {} parity wrong, {} lost "
+               "part(s) rebuildable, {} not\n",
+               red.groups_checked, red.parity_wrong, red.rebuildable, red.unrebuildable);
+  }
   if (t.files == 0 && t.damaged == 0) {
     // Nothing committed anywhere: a wrong --config or $CAIRN_DIR, or a job
     // that never checkpointed. "0 files checked, all clean" would hide it.
@@ -174,7 +181,10 @@ int RunVerify(const std::string& config_path, bool json) {
                                    t.incomplete, DescribeSearchedTiers(PosixEnv(), *config)),
                        kExitNothingFound);
   }
-  return t.damaged + t.correctable == 0 ? kExitOk : kExitDamage;
+  // A part its group can rebuild is still one more fault away from lost,
+  // as correctable damage is: both exit 1.
+  const int findings = red.parity_wrong + red.rebuildable + red.unrebuildable;
+  return t.damaged + t.correctable + findings == 0 ? kExitOk : kExitDamage;
 }
 
 }  // namespace
@@ -182,9 +192,10 @@ int RunVerify(const std::string& config_path, bool json) {
 void AddVerifyCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "verify",
-      "Read every stored copy and check every block. Exit status: 0 every copy is clean, "
-      "1 damage was found (even if its ECC sidecar can correct it), 2 error, "
-      "3 no checkpoint found");
+      "Read every stored copy and check every block; re-encode every redundancy group's "
+      "parity and compare, naming parts that cannot be rebuilt. Exit status: 0 every copy is "
+      "clean, 1 damage was found (even if its ECC sidecar can correct it) or a lost part "
+      "cannot be rebuilt, 2 error, 3 no checkpoint found");
   auto config = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--config", *config, "Cairn configuration file");

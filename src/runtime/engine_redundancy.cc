@@ -62,40 +62,6 @@ uint64_t GetU64(const uint8_t* at) {
   return v;
 }
 
-// This rank's parity of (name, version) on tier t if the copy's manifest
-// lists it and it checks whole (file CRC32Cs, header); null otherwise.
-std::unique_ptr<GroupParity> ReadParity(const Tier& t, const std::string& name, int64_t version,
-                                        const Manifest& m) {
-  auto entry = std::find_if(m.files.begin(), m.files.end(),
-                            [](const FileEntry& f) { return f.kind == FileKind::kRedundancy; });
-  if (entry == m.files.end()) return nullptr;
-  std::vector<uint8_t> bytes(entry->size);
-  Status read = ReadWholeFile(t, name, version, *entry, bytes.data());
-  uint64_t header_bytes = 0;
-  auto header = read.ok() ? DecodeParityHeader(std::string_view(reinterpret_cast<const char*>(
-                                                                    bytes.data()),
-                                                                bytes.size()),
-                                               t.FilePath(name, version, entry->name),
-                                               &header_bytes)
-                          : Result<ParityHeader>(read);
-  if (header.ok() && bytes.size() - header_bytes != header->RowsBytes()) {
-    header = Error(Code::kCorrupt, "'{}': {} bytes of rows, its header says {}", entry->name,
-                   bytes.size() - header_bytes, header->RowsBytes());
-  }
-  if (!header.ok()) {
-    Log(LogLevel::kWarn, "redundancy parity of '{}' version {} on tier {} is unusable: {}", name,
-        version, t.name(), header.status().ToString());
-    return nullptr;
-  }
-  auto parity = std::make_unique<GroupParity>();
-  parity->header = std::move(*header);
-  parity->rows = AlignedBuffer(parity->header.RowsBytes());
-  if (parity->rows.size() > 0) {
-    std::memcpy(parity->rows.data(), bytes.data() + header_bytes, parity->rows.size());
-  }
-  return parity;
-}
-
 // What this rank holds of a version for a rebuild.
 struct HeldCopy {
   std::optional<std::vector<uint8_t>> payload;  // checked whole, from the fastest tier
@@ -122,8 +88,14 @@ HeldCopy ReadHeldCopy(const std::array<Tier*, kTierKinds>& tiers, const std::str
       }
     }
     if (!held.parity && IsNodeLocal(t->kind()) && m->redundancy) {
-      held.parity = ReadParity(*t, name, version, *m);
-      held.protected_here = held.parity != nullptr && payload_here;
+      auto parity = ReadParityFile(*t, *m);
+      if (parity.ok()) {
+        held.parity = std::make_unique<GroupParity>(std::move(*parity));
+        held.protected_here = payload_here;
+      } else {
+        Log(LogLevel::kWarn, "redundancy parity of '{}' version {} on tier {} is unusable: {}",
+            name, version, t->name(), parity.status().ToString());
+      }
     }
   }
   return held;
@@ -145,6 +117,34 @@ Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest
   std::memcpy(payload.data() + at, manifest.data(), manifest.size());
   PutU64(payload.data() + at + manifest.size(), manifest.size());
   return payload;
+}
+
+Result<GroupParity> ReadParityFile(const Tier& t, const Manifest& m) {
+  auto entry = std::find_if(m.files.begin(), m.files.end(),
+                            [](const FileEntry& f) { return f.kind == FileKind::kRedundancy; });
+  if (entry == m.files.end()) {
+    return Error(Code::kNotFound, "rank {}'s copy of '{}' version {} on tier {} has no parity",
+                 m.rank, m.name, m.version, t.name());
+  }
+  const std::string path = t.FilePath(m.name, m.version, entry->name);
+  std::vector<uint8_t> bytes(entry->size);
+  CAIRN_RETURN_IF_ERROR(ReadWholeFile(t, m.name, m.version, *entry, bytes.data()));
+  uint64_t header_bytes = 0;
+  CAIRN_ASSIGN_OR_RETURN(
+      ParityHeader header,
+      DecodeParityHeader(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                         path, &header_bytes));
+  if (bytes.size() - header_bytes != header.RowsBytes()) {
+    return Error(Code::kCorrupt, "'{}': {} bytes of rows, its header says {}", path,
+                 bytes.size() - header_bytes, header.RowsBytes());
+  }
+  GroupParity parity;
+  parity.header = std::move(header);
+  parity.rows = AlignedBuffer(parity.header.RowsBytes());
+  if (parity.rows.size() > 0) {
+    std::memcpy(parity.rows.data(), bytes.data() + header_bytes, parity.rows.size());
+  }
+  return parity;
 }
 
 Result<Manifest> PayloadManifest(const std::vector<uint8_t>& payload, const std::string& origin) {

@@ -106,6 +106,10 @@ class EngineRedundancy {
 // redundancy record, then the manifest's length (8 bytes, little-endian).
 // kCorrupt naming the file when a block fails its CRC32C.
 Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m);
+// This rank's parity file of copy m on tier t (the manifest's kRedundancy
+// entry), checked whole (its CRC32Cs, its header, its size); kNotFound when
+// the manifest lists none, kCorrupt naming the file otherwise.
+Result<GroupParity> ReadParityFile(const Tier& t, const Manifest& m);
 // The manifest a payload ends with, and the files before it; kCorrupt when
 // the payload does not parse or its files do not match the manifest.
 Result<Manifest> PayloadManifest(const std::vector<uint8_t>& payload, const std::string& origin);

@@ -1,5 +1,6 @@
 #include "base/config.h"
 
+#include <csignal>
 #include <map>
 
 #include <fmt/format.h>
@@ -491,6 +492,34 @@ TEST(ParseSizeTest, Units) {
   EXPECT_FALSE(ParseSize("-1").ok());
   EXPECT_FALSE(ParseSize("+1").ok());
   EXPECT_FALSE(ParseSize("4 G iB").ok());
+}
+
+TEST(ConfigTest, TransparentKeys) {
+  auto c = Parse(
+      "[transparent]\nsignal = \"SIGUSR2\"\narena_address = \"0x300000000000\"\n"
+      "arena_size = \"1GiB\"\ntracking = \"mprotect\"\nfixed_layout = false\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->transparent.signal, SIGUSR2);
+  EXPECT_EQ(c->transparent.arena_address, 0x300000000000u);
+  EXPECT_EQ(c->transparent.arena_size, uint64_t{1} << 30);
+  EXPECT_EQ(c->transparent.tracking, DirtyMethod::kMprotect);
+  EXPECT_FALSE(c->transparent.fixed_layout);
+  FakeEnv env;
+  env.vars["CAIRN_TRANSPARENT_SIGNAL"] = "none";
+  env.vars["CAIRN_TRANSPARENT_ARENA_ADDRESS"] = "35184372088832";  // 0x200000000000
+  auto e = Parse("", env);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->transparent.signal, 0);
+  EXPECT_EQ(e->transparent.arena_address, 0x200000000000u);
+  for (const char* bad : {"\"0x1001\"", "\"0x900000000000\"", "\"zero\"", "-4096"}) {
+    auto b = Parse(std::string("[transparent]\narena_address = ") + bad + "\n");
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_NE(b.status().message().find("transparent.arena_address"), std::string::npos)
+        << b.status().message();
+  }
+  auto t = Parse("[transparent]\ntracking = \"dirty-bits\"\n");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("transparent.tracking"), std::string::npos);
 }
 
 }  // namespace

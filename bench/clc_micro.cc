@@ -20,8 +20,10 @@
 // Before each checkpoint the controller picks memory, SSD or skip. Reported
 // per (policy, S): the slowdown against the same run without checkpoints,
 // the fraction of checkpoints per tier and skipped, the average interval
-// between written checkpoints, and the SSD lifetime projected from the
-// bytes the run wrote to the SSD and its runtime (the paper's Figure 9).
+// between written checkpoints, the SSD lifetime projected from the bytes
+// the run wrote to the SSD and its runtime (the paper's Figure 9), and the
+// mean rollback distance after a failure at a random time, with the node's
+// memory lost (SSD copies only, §3.4) and intact (MeanRollback).
 //
 // Modes. Both fill the same Outcome from the same Scenario and PolicyCase,
 // and print it the same way (PrintJson, PrintTable); "mode" says which.

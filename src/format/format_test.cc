@@ -211,7 +211,11 @@ TEST(ManifestTest, FormatVersion1IsStillRead) {
   std::string v2 = m.Encode();
   // magic(8) format(4) block(4) version(8) rank(4) nranks(4), then run_id(8).
   constexpr size_t kRunIdAt = 32;
-  std::string v1 = v2.substr(0, kRunIdAt) + v2.substr(kRunIdAt + 8, v2.size() - kRunIdAt - 12);
+  // Format 3's tail before the CRC: no redundancy record (1 byte), no
+  // referenced versions (4 bytes).
+  constexpr size_t kFormat3Tail = 1 + 4;
+  std::string v1 = v2.substr(0, kRunIdAt) +
+                   v2.substr(kRunIdAt + 8, v2.size() - kRunIdAt - 8 - kFormat3Tail - 4);
   const uint32_t one = 1;
   std::memcpy(v1.data() + 8, &one, 4);
   const uint32_t crc = Crc32c(v1.data(), v1.size());
@@ -220,6 +224,20 @@ TEST(ManifestTest, FormatVersion1IsStillRead) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->run_id, 0u);
   EXPECT_EQ(back->Encode(), v2);
+}
+
+// [dedup]: the versions a copy's pages refer to (format 3).
+TEST(ManifestTest, ReferencedVersionsRoundTripAndMustBeOlderAndAscending) {
+  Manifest m = SampleManifest();
+  m.references = {m.version - 5, m.version - 2};
+  auto back = DecodeManifest(m.Encode(), "m");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->references, m.references);
+  for (std::vector<int64_t> bad : {std::vector<int64_t>{m.version},
+                                   std::vector<int64_t>{m.version - 2, m.version - 5}}) {
+    m.references = bad;
+    EXPECT_EQ(DecodeManifest(m.Encode(), "m").status().code(), Code::kCorrupt);
+  }
 }
 
 TEST(ManifestTest, RunIdRoundTrips) {

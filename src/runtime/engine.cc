@@ -124,13 +124,10 @@ Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const
                                : int64_t{0}};
   CAIRN_RETURN_IF_ERROR(engine->comm_->AllreduceMax(run));
   engine->run_id_ = static_cast<uint64_t>(run[0]);
-  // The controller's fast level is the memory tier, or the pmem tier when
-  // memory is off (its capacity bounds the clc size test).
-  Tier* fast_level = engine->tier(TierKind::kMemory) != nullptr ? engine->tier(TierKind::kMemory)
-                                                                : engine->tier(TierKind::kPmem);
+  // The fast level's capacity bounds the clc size test.
   CAIRN_ASSIGN_OR_RETURN(engine->controller_,
                          PlacementController::Open(engine->comm_.get(), engine->config_, env, clock,
-                                                   fast_level,
+                                                   engine->FastLevelTier(),
                                                    engine->tier(TierKind::kSsd)));
   CAIRN_ASSIGN_OR_RETURN(engine->redundancy_,
                          EngineRedundancy::Open(*engine->comm_, engine->config_.redundancy));
@@ -154,8 +151,8 @@ Status Engine::Open() {
     // the next checkpoint takes it as the oldest kept version is retired.
     // The memory tier keeps one more while a drain pins the oldest version.
     int max_free = 1;
-    if (t && t->kind() == TierKind::kMemory) {
-      max_free = MemorySlotsPerRank() - config_.KeepFor(TierKind::kMemory);
+    if (t && t.get() == FastLevelTier()) {
+      max_free = MemorySlotsPerRank() - config_.KeepFor(t->kind());
       // A copy with an ECC sidecar retires two slot files.
       if (EccCodeFor(t->config().ecc)) max_free *= 2;
     }

@@ -148,6 +148,9 @@ class Engine {
   // one being written, and, with a lower tier, one more while the oldest
   // is still pinned by its drain.
   int MemorySlotsPerRank() const;
+  // The fast placement level: the memory tier, or the pmem tier when memory
+  // is off (null when both are); its slots are the ones made ahead.
+  Tier* FastLevelTier() const;
   // Starts (or resizes) the memory tier's slot reservation for the
   // protected regions, in the background (engine.cc).
   void ReserveMemorySlots();

@@ -563,7 +563,7 @@ TierKind Engine::TierFor(Placement placement) const {
 Status Engine::Wait() {
   // The slot reservation is background work too: after a wait, the next
   // checkpoint copies into faulted-in memory.
-  if (Tier* memory = tier(TierKind::kMemory)) memory->WaitForSlots();
+  if (Tier* fast = FastLevelTier()) fast->WaitForSlots();
   // A drain that failed was reported as a warning: the version it carried
   // is committed on a faster tier. What the drains did is in last_wait().
   (void)flusher_->Wait();

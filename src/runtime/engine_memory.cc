@@ -28,13 +28,26 @@ std::string Megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e
 
 }  // namespace
 
+Tier* Engine::FastLevelTier() const {
+  Tier* memory = tier(TierKind::kMemory);
+  return memory != nullptr ? memory : tier(TierKind::kPmem);
+}
+
 int Engine::MemorySlotsPerRank() const {
-  bool drains = tier(TierKind::kSsd) != nullptr || tier(TierKind::kPfs) != nullptr;
-  return config_.KeepFor(TierKind::kMemory) + 1 + (drains ? 1 : 0);
+  const Tier* fast = FastLevelTier();
+  const TierKind kind = fast != nullptr ? fast->kind() : TierKind::kMemory;
+  bool drains = false;
+  for (int below = static_cast<int>(kind) + 1; below < kTierKinds; ++below) {
+    drains = drains || tiers_[below] != nullptr;
+  }
+  return config_.KeepFor(kind) + 1 + (drains ? 1 : 0);
 }
 
 void Engine::ReserveMemorySlots() {
-  Tier* memory = tier(TierKind::kMemory);
+  // The fast level's slots (memory, or pmem when memory is off) are made
+  // ahead and mapped, so that a run's first checkpoints copy into faulted-in
+  // pages too.
+  Tier* memory = FastLevelTier();
   // Under the ssd policy no version goes to memory: its slots would only
   // take RAM from the application.
   if (memory == nullptr || config_.placement.policy == PlacementPolicy::kSsd) return;

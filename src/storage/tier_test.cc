@@ -1,5 +1,7 @@
 #include "storage/tier.h"
 
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "env/fault_env.h"
@@ -170,6 +172,39 @@ TEST(SlotReservationTest, SlotsAreMadeAheadAndTheFirstPartTakesOne) {
   EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
   EXPECT_EQ(*tier.GetFile("heat", 1, "r000000.part"), data);
   EXPECT_EQ(*tier.UsedBytes(), 3 * size);  // written into a slot: no new room taken
+}
+
+TEST(SlotReservationTest, PartsAndSidecarsEachTakeASlotOfTheirSize) {
+  // A part and its ECC sidecar reserved side by side: each file takes a
+  // slot of its own size, never resizes the other kind's, and retired
+  // files are parked for the next version, so no version grows the tier.
+  auto env = NewMemEnv();
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
+  tier.EnableSlots("r000000.", 4);
+  const uint64_t part = 16 << 20;
+  const uint64_t sidecar = (part / 8) + 4096;  // both worth a slot (>= 1 MiB)
+  tier.ReserveSlots({part, sidecar}, 2);
+  tier.WaitForSlots();
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 4u);
+  const uint64_t used = *tier.UsedBytes();
+  EXPECT_EQ(used, 2 * (part + sidecar));
+  for (int v = 1; v <= 4; ++v) {
+    // The sidecar first, as a checkpoint creates it before the part.
+    for (auto [file, size] : {std::pair<const char*, uint64_t>{"r000000.part.ecc", sidecar},
+                              {"r000000.part", part}}) {
+      std::string data(size, static_cast<char>('a' + v));
+      auto pending = tier.Create("heat", v, file, size);
+      ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+      ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
+      ASSERT_TRUE((*pending)->Commit().ok());
+      EXPECT_EQ(*tier.GetFile("heat", v, file), data) << file << " version " << v;
+    }
+    EXPECT_EQ(*tier.UsedBytes(), used) << "version " << v;
+    if (v >= 2) {
+      ASSERT_TRUE(tier.Retire("heat", v - 1, "r000000.part").ok());
+      ASSERT_TRUE(tier.Retire("heat", v - 1, "r000000.part.ecc").ok());
+    }
+  }
 }
 
 TEST(SlotReservationTest, PartCreatedWhileReservingIsWhole) {

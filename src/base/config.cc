@@ -373,6 +373,10 @@ void AddTransparentKeys(std::vector<ConfigKey>& keys) {
                          "randomisation, so that a restart finds code and libraries where "
                          "they were",
                          [](Config& c) -> bool& { return c.transparent.fixed_layout; }));
+  keys.push_back(BoolKey("transparent", "wait_safe_points", "false",
+                         "MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome are safe points too: "
+                         "only when every rank calls them equally often (docs/transparent.md)",
+                         [](Config& c) -> bool& { return c.transparent.wait_safe_points; }));
 }
 
 std::vector<ConfigKey> BuildKeys() {

@@ -178,6 +178,10 @@ struct TransparentSettings {
   // that code and library data (return addresses, MPI_COMM_WORLD) sit at
   // the same addresses in every run.
   bool fixed_layout = true;
+  // MPI_Wait* are safe points too (after the real wait). Only for programs
+  // whose ranks all call them the same number of times (the query is a
+  // collective): off by default.
+  bool wait_safe_points = false;
 };
 
 // The endurance of each node's SSD ([tiers.ssd]).

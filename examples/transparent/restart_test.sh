@@ -7,9 +7,11 @@
 # program's own output lines (read from a pipe) and holds it at known
 # iterations through its standard input.
 #
-# usage: restart_test.sh MPIEXEC CG INTERCEPT_LIB WORKDIR TRACKING
+# usage: restart_test.sh MPIEXEC CG INTERCEPT_LIB WORKDIR TRACKING [SAFE_POINT]
+# SAFE_POINT: the call expected to take the checkpoint, MPI_Allreduce (the
+# default) or MPI_Waitall (then [transparent] wait_safe_points is on).
 set -euo pipefail
-mpiexec=$1 cg=$2 lib=$3 work=$4 tracking=$5
+mpiexec=$1 cg=$2 lib=$3 work=$4 tracking=$5 safe_point=${6:-MPI_Allreduce}
 np=4 rows=5000 iterations=120 hold1=30 hold2=60
 
 rm -rf "$work"
@@ -19,6 +21,7 @@ trap 'rm -rf "$shm"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export CAIRN_DIR=$work/cairn CAIRN_TIERS_MEMORY_PATH=$shm CAIRN_GENERAL_LOG_LEVEL=info
 export CAIRN_TRANSPARENT_TRACKING=$tracking CAIRN_TOPOLOGY_RANKS_PER_NODE=2
+[[ $safe_point == MPI_Waitall ]] && export CAIRN_TRANSPARENT_WAIT_SAFE_POINTS=true
 # mprotect tracking: a kernel write into a tracked page fails (EFAULT)
 # instead of faulting, so Open MPI must not copy messages with the kernel.
 mca=(--mca btl_vader_single_copy_mechanism none)
@@ -62,7 +65,8 @@ while ((${#pid[@]} < np)); do next_line; done
 kill -USR1 "${pid[2]}"          # one rank asks; all take it at the next MPI_Allreduce
 echo go >&3                     # rank 0 goes on
 until_line "hold $hold2"        # the checkpoint came before this point
-grep -q "transparent mode: version 0" "$work/run1.log" || fail "no checkpoint was taken"
+grep -q "transparent mode: version 0 in $safe_point" "$work/run1.log" ||
+  fail "no checkpoint was taken in $safe_point"
 grep -q "tracking $tracking" "$work/run1.log" || [[ $tracking == auto ]] ||
   fail "the log does not name tracking $tracking"
 kill -KILL "${pid[@]}"
@@ -92,4 +96,4 @@ diff <(grep "^done" "$work/reference.log") <(grep "^done" "$work/run2.log") ||
 for ((r = 0; r < np; r++)); do
   cmp "$work/reference/x.$r" "$work/run/x.$r" || fail "rank $r's solution differs"
 done
-echo "PASS: bit-identical after SIGUSR1, SIGKILL and restart (tracking $tracking)"
+echo "PASS: bit-identical after SIGUSR1, SIGKILL and restart (tracking $tracking, $safe_point)"

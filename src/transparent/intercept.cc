@@ -82,8 +82,14 @@ void* RunInternalThread(void* raw) {
 // A safe point's failure cannot be returned through the MPI call: it is
 // said on stderr, and the program goes on (its last checkpoint stands).
 void SafePointFrom(const char* call) {
-  Status s = TheRuntime().SafePoint();
+  Status s = TheRuntime().SafePoint(call);
   if (!s.ok()) Log(LogLevel::kError, "transparent mode: checkpoint in {} failed: {}", call, s.ToString());
+}
+
+// After a wait has completed this rank's requests (none of its messages
+// is in flight then): a safe point when [transparent] wait_safe_points.
+void SafePointAfterWait(const char* call) {
+  if (TheRuntime().wait_safe_points()) SafePointFrom(call);
 }
 
 // A restart that cannot resume (or Cairn that cannot start) is MPI_Init's
@@ -229,8 +235,9 @@ __attribute__((visibility("default"))) int __libc_start_main(
   return real(&MainOnFixedStack, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
-// MPI: initialisation restores, finalisation finalizes Cairn, and the
-// collective calls and waits are safe points.
+// MPI: initialisation restores, finalisation finalizes Cairn, the
+// collective calls on MPI_COMM_WORLD are safe points, and the waits are
+// when [transparent] wait_safe_points says so.
 __attribute__((visibility("default"))) int MPI_Init(int* argc, char*** argv) {
   int rc;
   {
@@ -272,27 +279,47 @@ __attribute__((visibility("default"))) int MPI_Allreduce(const void* send, void*
 }
 
 __attribute__((visibility("default"))) int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  InternalScope internal;
-  return PMPI_Wait(request, status);
+  int rc;
+  {
+    InternalScope internal;
+    rc = PMPI_Wait(request, status);
+  }
+  cairn::SafePointAfterWait("MPI_Wait");
+  return rc;
 }
 
 __attribute__((visibility("default"))) int MPI_Waitall(int count, MPI_Request requests[],
                                                        MPI_Status statuses[]) {
-  InternalScope internal;
-  return PMPI_Waitall(count, requests, statuses);
+  int rc;
+  {
+    InternalScope internal;
+    rc = PMPI_Waitall(count, requests, statuses);
+  }
+  cairn::SafePointAfterWait("MPI_Waitall");
+  return rc;
 }
 
 __attribute__((visibility("default"))) int MPI_Waitany(int count, MPI_Request requests[],
                                                        int* index, MPI_Status* status) {
-  InternalScope internal;
-  return PMPI_Waitany(count, requests, index, status);
+  int rc;
+  {
+    InternalScope internal;
+    rc = PMPI_Waitany(count, requests, index, status);
+  }
+  cairn::SafePointAfterWait("MPI_Waitany");
+  return rc;
 }
 
 __attribute__((visibility("default"))) int MPI_Waitsome(int count, MPI_Request requests[],
                                                         int* done, int indices[],
                                                         MPI_Status statuses[]) {
-  InternalScope internal;
-  return PMPI_Waitsome(count, requests, done, indices, statuses);
+  int rc;
+  {
+    InternalScope internal;
+    rc = PMPI_Waitsome(count, requests, done, indices, statuses);
+  }
+  cairn::SafePointAfterWait("MPI_Waitsome");
+  return rc;
 }
 
 }  // extern "C"

@@ -242,12 +242,13 @@ Status TransparentRuntime::BeforeMpiFinalize() {
   return Status::Ok();
 }
 
-Status TransparentRuntime::SafePoint() {
+Status TransparentRuntime::SafePoint(const char* where) {
   if (!cairn_ready_ || ActiveArena() == nullptr) return Status::Ok();
   InternalScope internal;
   int requested = cairn_checkpoint_requested();
   if (requested < 0) return CairnError(requested, "safe point");
   if (requested == 0) return Status::Ok();
+  safe_point_ = where;
   return TakeCheckpoint();
 }
 
@@ -302,8 +303,8 @@ Status TransparentRuntime::WriteImage(int64_t version) {
                                written_note_.pages_total);
   rc = WithDataRegions(DataRegions(g_image), &cairn_checkpoint, DataName().c_str(), v);
   if (rc != CAIRN_SUCCESS) return CairnError(rc, "checkpointing the heap, stack and data");
-  Log(LogLevel::kInfo, "transparent mode: version {} ({} heap bytes, {} stack bytes)", v,
-      g_image.heap_bytes, g_image.stack.bytes());
+  Log(LogLevel::kInfo, "transparent mode: version {} in {} ({} heap bytes, {} stack bytes)", v,
+      safe_point_, g_image.heap_bytes, g_image.stack.bytes());
   return Status::Ok();
 }
 

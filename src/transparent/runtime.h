@@ -45,7 +45,10 @@ class TransparentRuntime {
   // At a safe point of the main thread: when the signal reached any rank
   // (collective over MPI_COMM_WORLD), checkpoints the process image. After
   // a restore, execution resumes inside this call, which then returns.
-  Status SafePoint();
+  // `where`: the wrapped call, for the log.
+  Status SafePoint(const char* where);
+  // Whether MPI_Wait* are safe points ([transparent] wait_safe_points).
+  bool wait_safe_points() const { return config_.transparent.wait_safe_points; }
   // In MPI_Finalize, before the real one: cairn_finalize.
   Status BeforeMpiFinalize();
 
@@ -90,6 +93,7 @@ class TransparentRuntime {
     uint64_t pages_total = 0;
   } written_note_;
   int64_t next_version_ = 0;
+  const char* safe_point_ = "";  // the call of the checkpoint being taken
 };
 
 TransparentRuntime& TheRuntime();

@@ -81,8 +81,12 @@ class MpiRestartTest : public ::testing::Test {
     EXPECT_EQ(cairn_protect(0, data_.data(), data_.size(), sizeof(uint64_t)), CAIRN_SUCCESS);
     int v = cairn_restart_test("state", -1);
     int restored = v >= 0 ? cairn_restart("state", v) : v;
-    if (info != nullptr) EXPECT_EQ(cairn_last_restart(info), CAIRN_SUCCESS);
-    if (restored >= 0) EXPECT_EQ(data_, Expected(Rank(), restored, kWords)) << "version " << restored;
+    if (info != nullptr) {
+      EXPECT_EQ(cairn_last_restart(info), CAIRN_SUCCESS);
+    }
+    if (restored >= 0) {
+      EXPECT_EQ(data_, Expected(Rank(), restored, kWords)) << "version " << restored;
+    }
     EXPECT_EQ(cairn_finalize(), CAIRN_SUCCESS);
     return restored;
   }

@@ -191,11 +191,18 @@ struct SsdEndurance {
   double already_written_bytes = 0;          // written before Cairn kept a ledger
 };
 
+// A tier that is off unless its section enables it (the pmem tier's default).
+inline TierConfig DisabledTier() {
+  TierConfig tier;
+  tier.enabled = false;
+  return tier;
+}
+
 struct Config {
   std::string dir = "./cairn-data";
   std::string log_level = "warn";
   // The pmem tier is off unless configured (as its key's default).
-  TierConfig tiers[kTierKinds] = {{}, {.enabled = false}, {}, {}};
+  TierConfig tiers[kTierKinds] = {{}, DisabledTier(), {}, {}};
   ClcSettings placement{.policy = PlacementPolicy::kMemory};  // as the key's default
   IntervalSettings interval;
   IoSettings io;

@@ -7,7 +7,7 @@ namespace {
 
 std::vector<StoredVersion> Complete(std::initializer_list<int64_t> vs) {
   std::vector<StoredVersion> out;
-  for (int64_t v : vs) out.push_back({v, true, false, false});
+  for (int64_t v : vs) out.push_back({v, true, false, false, {}});
   return out;
 }
 
@@ -42,8 +42,8 @@ TEST(RetentionTest, PinnedVersionsSurvive) {
 }
 
 TEST(RetentionTest, IncompleteLeftoversAreDeletedOnlyWhenOld) {
-  std::vector<StoredVersion> vs = {{10, false, false, false}, {20, true, false, false},
-                                   {30, false, false, false}};
+  std::vector<StoredVersion> vs = {{10, false, false, false, {}}, {20, true, false, false, {}},
+                                   {30, false, false, false, {}}};
   EXPECT_EQ(VersionsToDelete(vs, 5, {20}), (std::vector<int64_t>{10}));
 }
 

@@ -57,7 +57,9 @@ TEST_F(PmemTierTest, PartsAreStreamedIntoReusedSlotsAndReadBack) {
     }
     ASSERT_TRUE((*pending)->Commit().ok());
     EXPECT_EQ(*tier.GetFile("heat", v, "r000001.part"), data) << "version " << v;
-    if (v > 1) ASSERT_TRUE(tier.Retire("heat", v - 1, "r000001.part").ok());
+    if (v > 1) {
+      ASSERT_TRUE(tier.Retire("heat", v - 1, "r000001.part").ok());
+    }
   }
   // Steady state: one parked slot, reused by each next version.
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(root_ + "/.free"),

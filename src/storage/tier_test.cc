@@ -117,7 +117,9 @@ TEST(SlotTest, RetiredPartFileIsReusedThroughItsMapping) {
     ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
     ASSERT_TRUE((*pending)->Commit().ok());
     EXPECT_EQ(*tier.GetFile("heat", v, "r000001.part"), data);
-    if (v > 1) ASSERT_TRUE(tier.Retire("heat", v - 1, "r000001.part").ok());
+    if (v > 1) {
+      ASSERT_TRUE(tier.Retire("heat", v - 1, "r000001.part").ok());
+    }
     auto parked = env->ListDir("/shm/0/.free");
     EXPECT_EQ(parked.ok() ? parked->size() : 0u, v > 1 ? 1u : 0u) << "after version " << v;
   }

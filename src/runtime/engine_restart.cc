@@ -308,6 +308,9 @@ Status Engine::VerifyCopy(RestartCopies& copies, int k, int64_t version,
     }
   }
   staged->bytes = m.DataBytes() - (parity != nullptr ? parity->size : 0);  // data, not parity
+  for (const FileEntry& f : m.files) {
+    if (f.kind == FileKind::kRedundancy) staged->bytes -= f.size;  // nor redundancy parity
+  }
   staged->created = m.created;
   return Status::Ok();
 }

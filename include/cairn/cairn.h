@@ -289,37 +289,6 @@ CAIRN_EXPORT const char *cairn_error_message(int code);
  * on this thread succeeded. */
 CAIRN_EXPORT int cairn_last_error(void);
 
-/* Transparent mode (docs/transparent.md). A program preloaded with
- * libcairn_intercept.so needs none of these; they serve programs that link
- * Cairn and want part of the paper's transparent mode. */
-
-/* Region ids from this value up are the blocks of cairn_malloc_protected:
- * cairn_protect should not use them. */
-#define CAIRN_PROTECTED_ID_BASE 0x40000000
-
-/* Allocates size bytes (zeroed, page-aligned) that every later checkpoint
- * captures: the block is protected as region CAIRN_PROTECTED_ID_BASE + n,
- * n counting this process's calls from 0, so a restarted run that
- * allocates its blocks in the same order before cairn_restart gets their
- * contents back. NULL on failure (CAIRN_E_NOT_INITIALIZED before cairn_init,
- * CAIRN_E_INVALID_ARGUMENT for 0, CAIRN_E_NO_SPACE); the code and message
- * are this thread's last error. */
-CAIRN_EXPORT void *cairn_malloc_protected(size_t size);
-
-/* Unprotects and frees a block of cairn_malloc_protected (NULL: nothing).
- * CAIRN_E_NOT_FOUND for any other pointer. */
-CAIRN_EXPORT int cairn_free_protected(void *ptr);
-
-/* Collective. 1 when [transparent] signal (default SIGUSR1) reached any rank
- * since the last committed checkpoint, else 0 (the same on every rank). The
- * request stays pending until a checkpoint commits. */
-CAIRN_EXPORT int cairn_checkpoint_requested(void);
-
-/* Collective safe point. When the signal reached any rank, checkpoints every
- * protected region as checkpoint [transparent] name, version one above its
- * newest stored version, and returns 1; else returns 0. */
-CAIRN_EXPORT int cairn_checkpoint_point(void);
-
 /* Multi-version distributed arrays (docs/varray.md): a global array spread
  * uniformly over the ranks of a communicator, with put, get and acc from
  * any rank, a collective version_inc that freezes the current contents as
@@ -478,6 +447,37 @@ CAIRN_EXPORT int cairn_varray_info_get(cairn_varray va, cairn_varray_info *info)
 /* Collective. Waits for drains, frees the array and sets *va to NULL
  * (NULL or *va NULL: nothing to do). */
 CAIRN_EXPORT int cairn_varray_destroy(cairn_varray *va);
+
+/* Transparent mode (docs/transparent.md). A program preloaded with
+ * libcairn_intercept.so needs none of these; they serve programs that link
+ * Cairn and want part of the paper's transparent mode. */
+
+/* Region ids from this value up are the blocks of cairn_malloc_protected:
+ * cairn_protect should not use them. */
+#define CAIRN_PROTECTED_ID_BASE 0x40000000
+
+/* Allocates size bytes (zeroed, page-aligned) that every later checkpoint
+ * captures: the block is protected as region CAIRN_PROTECTED_ID_BASE + n,
+ * n counting this process's calls from 0, so a restarted run that
+ * allocates its blocks in the same order before cairn_restart gets their
+ * contents back. NULL on failure (CAIRN_E_NOT_INITIALIZED before cairn_init,
+ * CAIRN_E_INVALID_ARGUMENT for 0, CAIRN_E_NO_SPACE); the code and message
+ * are this thread's last error. */
+CAIRN_EXPORT void *cairn_malloc_protected(size_t size);
+
+/* Unprotects and frees a block of cairn_malloc_protected (NULL: nothing).
+ * CAIRN_E_NOT_FOUND for any other pointer. */
+CAIRN_EXPORT int cairn_free_protected(void *ptr);
+
+/* Collective. 1 when [transparent] signal (default SIGUSR1) reached any rank
+ * since the last committed checkpoint, else 0 (the same on every rank). The
+ * request stays pending until a checkpoint commits. */
+CAIRN_EXPORT int cairn_checkpoint_requested(void);
+
+/* Collective safe point. When the signal reached any rank, checkpoints every
+ * protected region as checkpoint [transparent] name, version one above its
+ * newest stored version, and returns 1; else returns 0. */
+CAIRN_EXPORT int cairn_checkpoint_point(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -25,8 +25,8 @@
 #include "env/env.h"
 #include "format/manifest.h"
 #include "runtime/ecc_sidecar.h"
-#include "runtime/engine_redundancy.h"
 #include "runtime/engine_dedup.h"
+#include "runtime/engine_redundancy.h"
 #include "runtime/part_io.h"
 #include "policy/interval_advisor.h"
 #include "policy/retention.h"
@@ -314,6 +314,19 @@ class Engine {
   uint64_t ecc_shards_corrected_ GUARDED_BY(mu_) = 0;
   // (end of ECC sidecar)
 
+  // Deduplication ([dedup]; engine_dedup*.cc, docs/dedup.md); null when off.
+  // Collective: plans this version's pages before it is written.
+  Status PlanDedup(int64_t version);
+  // Collective: whether the agreed version's copies are paged (any rank's).
+  Result<bool> IsDeduplicated(const std::string& name, const AgreedVersion& agreed);
+  // Collective phase one of restoring a paged version: this rank's copy,
+  // fastest tier first, with every reference resolved (from this rank's
+  // older copies or from the ranks that store the pages); this rank's
+  // outcome, after every exchange (the caller agrees).
+  Status StageDeduplicated(const std::string& name, const AgreedVersion& agreed,
+                           StagedCopy* staged);
+  std::unique_ptr<EngineDedup> dedup_;
+
   // Cross-node redundancy (engine_redundancy_steps.cc; docs/redundancy.md).
   // Encodes the version just committed on tier `kind` with its groups, on
   // the flusher thread or (redundancy.sync, or no thread of its own for
@@ -340,19 +353,6 @@ class Engine {
   };
   LastRebuild last_rebuild_;
   Status last_rebuild_error_;
-
-  // Deduplication ([dedup]; engine_dedup*.cc, docs/dedup.md); null when off.
-  // Collective: plans this version's pages before it is written.
-  Status PlanDedup(int64_t version);
-  // Collective: whether the agreed version's copies are paged (any rank's).
-  Result<bool> IsDeduplicated(const std::string& name, const AgreedVersion& agreed);
-  // Collective phase one of restoring a paged version: this rank's copy,
-  // fastest tier first, with every reference resolved (from this rank's
-  // older copies or from the ranks that store the pages); this rank's
-  // outcome, after every exchange (the caller agrees).
-  Status StageDeduplicated(const std::string& name, const AgreedVersion& agreed,
-                           StagedCopy* staged);
-  std::unique_ptr<EngineDedup> dedup_;
 
   std::unique_ptr<Comm> comm_;
   Config config_;

@@ -3,21 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "comm/mpi_error.h"
+
 namespace cairn {
 namespace {
-
-Status MpiError(int rc, const char* what) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return Error(Code::kComm, "{}: {}", what, std::string(text, static_cast<size_t>(len)));
-}
-
-#define CAIRN_MPI(call, what)                    \
-  do {                                           \
-    int rc_ = (call);                            \
-    if (rc_ != MPI_SUCCESS) return MpiError(rc_, what); \
-  } while (0)
 
 class MpiComm final : public Comm {
  public:

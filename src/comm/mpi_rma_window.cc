@@ -8,23 +8,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "comm/mpi_error.h"
 #include "comm/rma_window.h"
 
 namespace cairn {
 namespace {
-
-Status MpiError(int rc, const char* what) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return Error(Code::kComm, "{}: {}", what, std::string(text, static_cast<size_t>(len)));
-}
-
-#define CAIRN_RMA(call, what)                           \
-  do {                                                  \
-    int rc_ = (call);                                   \
-    if (rc_ != MPI_SUCCESS) return MpiError(rc_, what); \
-  } while (0)
 
 MPI_Datatype MpiType(RmaElement type) {
   switch (type) {
@@ -72,7 +60,7 @@ class MpiRmaWindow final : public RmaWindow {
   Status Put(int target, uint64_t offset, std::span<const uint8_t> bytes) override {
     CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, bytes.size(), bytes_));
     return Pieces(bytes.size(), [&](uint64_t at, int n) {
-      CAIRN_RMA(MPI_Put(bytes.data() + at, n, MPI_BYTE, target,
+      CAIRN_MPI(MPI_Put(bytes.data() + at, n, MPI_BYTE, target,
                         static_cast<MPI_Aint>(offset + at), n, MPI_BYTE, win_),
                 "MPI_Put");
       return Status::Ok();
@@ -81,7 +69,7 @@ class MpiRmaWindow final : public RmaWindow {
   Status Get(int target, uint64_t offset, std::span<uint8_t> into) override {
     CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, into.size(), bytes_));
     return Pieces(into.size(), [&](uint64_t at, int n) {
-      CAIRN_RMA(MPI_Get(into.data() + at, n, MPI_BYTE, target,
+      CAIRN_MPI(MPI_Get(into.data() + at, n, MPI_BYTE, target,
                         static_cast<MPI_Aint>(offset + at), n, MPI_BYTE, win_),
                 "MPI_Get");
       return Status::Ok();
@@ -96,17 +84,17 @@ class MpiRmaWindow final : public RmaWindow {
       return Error(Code::kInvalidArgument, "MPI_Accumulate of {} bytes: at most 2^30 elements",
                    values.size());
     }
-    CAIRN_RMA(MPI_Accumulate(values.data(), count, MpiType(type), target,
+    CAIRN_MPI(MPI_Accumulate(values.data(), count, MpiType(type), target,
                              static_cast<MPI_Aint>(offset), count, MpiType(type), MPI_SUM, win_),
               "MPI_Accumulate");
     return Status::Ok();
   }
   Status Flush(int target) override {
-    CAIRN_RMA(MPI_Win_flush(target, win_), "MPI_Win_flush");
+    CAIRN_MPI(MPI_Win_flush(target, win_), "MPI_Win_flush");
     return Status::Ok();
   }
   Status FlushAll() override {
-    CAIRN_RMA(MPI_Win_flush_all(win_), "MPI_Win_flush_all");
+    CAIRN_MPI(MPI_Win_flush_all(win_), "MPI_Win_flush_all");
     return Status::Ok();
   }
 
@@ -124,10 +112,10 @@ class MpiRmaWindow final : public RmaWindow {
     if (!compare_and_swap_safe()) return Error(Code::kUnsupported, "{}", compare_and_swap_note());
     CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, 8, bytes_));
     uint64_t found = 0;
-    CAIRN_RMA(MPI_Compare_and_swap(&desired, &expected, &found, MPI_UINT64_T, target,
+    CAIRN_MPI(MPI_Compare_and_swap(&desired, &expected, &found, MPI_UINT64_T, target,
                                    static_cast<MPI_Aint>(offset), win_),
               "MPI_Compare_and_swap");
-    CAIRN_RMA(MPI_Win_flush(target, win_), "MPI_Win_flush");
+    CAIRN_MPI(MPI_Win_flush(target, win_), "MPI_Win_flush");
     return found;
   }
   Status StartFetchAdd(int target, uint64_t offset, const uint64_t* add,
@@ -138,7 +126,7 @@ class MpiRmaWindow final : public RmaWindow {
                              const uint64_t* desired, uint64_t* found) override {
     if (!compare_and_swap_safe()) return Error(Code::kUnsupported, "{}", compare_and_swap_note());
     CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, 8, bytes_));
-    CAIRN_RMA(MPI_Compare_and_swap(desired, expected, found, MPI_UINT64_T, target,
+    CAIRN_MPI(MPI_Compare_and_swap(desired, expected, found, MPI_UINT64_T, target,
                                    static_cast<MPI_Aint>(offset), win_),
               "MPI_Compare_and_swap");
     return Status::Ok();
@@ -147,13 +135,13 @@ class MpiRmaWindow final : public RmaWindow {
     // An accumulate with replace: atomic with the other atomics on the
     // word, with no result buffer.
     CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, 8, bytes_));
-    CAIRN_RMA(MPI_Accumulate(value, 1, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), 1,
+    CAIRN_MPI(MPI_Accumulate(value, 1, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), 1,
                              MPI_UINT64_T, MPI_REPLACE, win_),
               "MPI_Accumulate(replace)");
     return Status::Ok();
   }
   Status SyncLocal() override {
-    CAIRN_RMA(MPI_Win_sync(win_), "MPI_Win_sync");
+    CAIRN_MPI(MPI_Win_sync(win_), "MPI_Win_sync");
     return Status::Ok();
   }
 
@@ -172,13 +160,13 @@ class MpiRmaWindow final : public RmaWindow {
                           const char* what) {
     uint64_t found = 0;
     CAIRN_RETURN_IF_ERROR(StartWordOp(target, offset, &operand, &found, op, what));
-    CAIRN_RMA(MPI_Win_flush(target, win_), "MPI_Win_flush");
+    CAIRN_MPI(MPI_Win_flush(target, win_), "MPI_Win_flush");
     return found;
   }
   Status StartWordOp(int target, uint64_t offset, const uint64_t* operand, uint64_t* found,
                      MPI_Op op, const char* what) {
     CAIRN_RETURN_IF_ERROR(CheckRange(target, offset, 8, bytes_));
-    CAIRN_RMA(MPI_Fetch_and_op(operand, found, MPI_UINT64_T, target,
+    CAIRN_MPI(MPI_Fetch_and_op(operand, found, MPI_UINT64_T, target,
                                static_cast<MPI_Aint>(offset), op, win_),
               what);
     return Status::Ok();
@@ -198,7 +186,7 @@ Result<std::unique_ptr<RmaWindow>> NewMpiRmaWindow(MPI_Comm comm, uint64_t bytes
   MPI_Comm_size(comm, &size);
   void* base = nullptr;
   MPI_Win win;
-  CAIRN_RMA(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, comm, &base, &win),
+  CAIRN_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, comm, &base, &win),
             "MPI_Win_allocate");
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);

@@ -8,22 +8,10 @@
 #include "base/log.h"
 #include "base/mutex.h"
 #include "comm/mpi_comm.h"
+#include "comm/mpi_error.h"
 
 namespace cairn {
 namespace {
-
-Status MpiError(int rc, const char* what) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return Error(Code::kComm, "{}: {}", what, std::string(text, static_cast<size_t>(len)));
-}
-
-#define CAIRN_MSG(call, what)                           \
-  do {                                                  \
-    int rc_ = (call);                                   \
-    if (rc_ != MPI_SUCCESS) return MpiError(rc_, what); \
-  } while (0)
 
 // One rank without MPI: the handler runs on the caller's thread.
 class LocalChannel final : public RequestChannel {
@@ -58,7 +46,7 @@ class MpiChannel final : public RequestChannel {
       return Error(Code::kInvalidArgument, "request of {} bytes to rank {}: at most {}",
                    request.size(), target, kMaxMessage);
     }
-    CAIRN_MSG(MPI_Send(request.data(), static_cast<int>(request.size()), MPI_BYTE, target,
+    CAIRN_MPI(MPI_Send(request.data(), static_cast<int>(request.size()), MPI_BYTE, target,
                        kRequestTag, requests_),
               "MPI_Send (request)");
     // Polled, yielding between polls: a blocking probe spins inside MPI
@@ -67,14 +55,14 @@ class MpiChannel final : public RequestChannel {
     MPI_Message message;
     MPI_Status status;
     for (int flag = 0, idle = 0; !flag;) {
-      CAIRN_MSG(MPI_Improbe(target, kReplyTag, replies_, &flag, &message, &status),
+      CAIRN_MPI(MPI_Improbe(target, kReplyTag, replies_, &flag, &message, &status),
                 "MPI_Improbe (reply)");
       if (!flag) Pause(++idle);
     }
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
     std::vector<uint8_t> reply(static_cast<size_t>(count));
-    CAIRN_MSG(MPI_Mrecv(reply.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
+    CAIRN_MPI(MPI_Mrecv(reply.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
               "MPI_Mrecv (reply)");
     return reply;
   }
@@ -174,8 +162,8 @@ Result<std::unique_ptr<RequestChannel>> NewRequestChannel(Comm& comm, Env* env,
                  provided);
   }
   MPI_Comm requests, replies;
-  CAIRN_MSG(MPI_Comm_dup(mpi, &requests), "MPI_Comm_dup (requests)");
-  CAIRN_MSG(MPI_Comm_dup(mpi, &replies), "MPI_Comm_dup (replies)");
+  CAIRN_MPI(MPI_Comm_dup(mpi, &requests), "MPI_Comm_dup (requests)");
+  CAIRN_MPI(MPI_Comm_dup(mpi, &replies), "MPI_Comm_dup (replies)");
   MPI_Comm_set_errhandler(requests, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(replies, MPI_ERRORS_RETURN);
   auto channel = std::make_unique<MpiChannel>(requests, replies, std::move(handler));

@@ -232,7 +232,9 @@ TEST(Varray, CollectiveErrorsReachEveryRank) {
   uint64_t x = 0;
   // Only the last rank leaves a get outstanding: every rank's version_inc
   // fails, with that rank's reason.
-  if (Rank() == Size() - 1) ASSERT_TRUE(a->Get(0, 1, &x).ok());
+  if (Rank() == Size() - 1) {
+    ASSERT_TRUE(a->Get(0, 1, &x).ok());
+  }
   Status s = a->VersionInc();
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   if (Size() > 1) {

@@ -90,8 +90,8 @@ echo "$list"
 check "list never adds two runs' ranks up to a complete version" \
   test -z "$(grep -E ' 4/4 +' <<< "$list")"
 check "list shows the 2-rank run of version 20 complete and the 4-rank run's rest apart" \
-  test "$(grep -cE '^memory +heat +20 +2/2 .* complete +[0-9a-f]{16} +0,1$' <<< "$list")" -eq 1 \
-       -a "$(grep -cE '^memory +heat +20 +2/4 .* incomplete +[0-9a-f]{16} +2,3$' <<< "$list")" -eq 1
+  test "$(grep -cE '^memory +heat +20 +2/2 .* complete +none +[0-9a-f]{16} +0,1$' <<< "$list")" -eq 1 \
+       -a "$(grep -cE '^memory +heat +20 +2/4 .* incomplete +none +[0-9a-f]{16} +2,3$' <<< "$list")" -eq 1
 check "list --json gives each run of version 20 its run_id and nranks" python3 - <(
   "$CAIRN" list --json --config "$WORK/jobs.toml") <<'PY'
 import json, sys
@@ -105,8 +105,8 @@ PY
 inspect=$("$CAIRN" inspect heat 20 --config "$WORK/jobs.toml")
 echo "$inspect"
 check "inspect closes each run of version 20 with its own count" \
-  test "$(grep -cE '^memory tier, run [0-9a-f]{16}: 2/2 ranks, complete$' <<< "$inspect")" -eq 1 \
-       -a "$(grep -cE '^memory tier, run [0-9a-f]{16}: 2/4 ranks, incomplete$' <<< "$inspect")" -eq 1
+  test "$(grep -cE '^memory tier, run [0-9a-f]{16}: 2/2 ranks, complete; redundancy none$' <<< "$inspect")" -eq 1 \
+       -a "$(grep -cE '^memory tier, run [0-9a-f]{16}: 2/4 ranks, incomplete; redundancy none$' <<< "$inspect")" -eq 1
 check "inspect --json names each copy's run and job size" \
   json_ok 'all(l["run_id"] and l["nranks"] in (2, 4) for l in lines)
            and {l["nranks"] for l in lines if l["rank"] >= 2} == {4}' \

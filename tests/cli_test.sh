@@ -196,8 +196,9 @@ check "list of an empty directory says where it looked" \
   <<< "$("$CAIRN" list --config "$WORK/empty.toml")"
 
 # --- cairn prune and cairn delete (issue 9 item 8) --------------------------
-# Versions 10..50 kept on every tier, parts over 1 MiB so that the memory
-# tier parks slots. Then version 40 is left incomplete on every tier (an
+# Versions 10..50 kept on every tier (drains are synchronous: an async
+# drain that falls behind is superseded by the next version's), parts over
+# 1 MiB so that the memory tier parks slots. Then version 40 is left incomplete on every tier (an
 # interrupted checkpoint: not recoverable), and rank 1's ssd copy of
 # version 50 loses its manifest (50 stays recoverable from the other tiers).
 # prune --keep 2 keeps 50 and 30 with every copy, the incomplete ssd one
@@ -209,6 +210,8 @@ log_level = "error"
 [tiers.memory]
 path = "$WORK/rmshm/{node}"
 keep_at_finalize = true
+[tiers.ssd]
+flush = "sync"
 [tiers.pfs]
 flush = "sync"
 [retention]

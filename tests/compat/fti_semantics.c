@@ -19,15 +19,7 @@
 #include <fti.h>
 #include <mpi.h>
 
-static int g_rank;
-
-#define EXPECT(cond)                                                        \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      printf("rank %d: check failed at line %d: %s\n", g_rank, __LINE__, #cond); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    }                                                                       \
-  } while (0)
+#include "semantics_check.h"
 
 static double value_at(int i) { return 0.5 * i + 100.0 * g_rank; }
 

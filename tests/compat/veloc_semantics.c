@@ -23,15 +23,7 @@
 #include <mpi.h>
 #include <veloc.h>
 
-static int g_rank;
-
-#define EXPECT(cond)                                                        \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      printf("rank %d: check failed at line %d: %s\n", g_rank, __LINE__, #cond); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    }                                                                       \
-  } while (0)
+#include "semantics_check.h"
 
 int main(int argc, char *argv[]) {
   MPI_Init(&argc, &argv);

@@ -11,6 +11,14 @@ std::atomic<int> g_rank{-1};
 }  // namespace
 
 void SetLogLevel(LogLevel level) { g_level = static_cast<int>(level); }
+
+LogLevel LogLevelNamed(const std::string& name) {
+  if (name == "debug") return LogLevel::kDebug;
+  if (name == "info") return LogLevel::kInfo;
+  if (name == "error") return LogLevel::kError;
+  if (name == "off") return LogLevel::kOff;
+  return LogLevel::kWarn;
+}
 void SetLogRank(int rank) { g_rank = rank; }
 bool LogEnabled(LogLevel level) { return static_cast<int>(level) >= g_level.load(); }
 

@@ -12,6 +12,10 @@ namespace cairn {
 enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3, kOff = 4 };
 
 void SetLogLevel(LogLevel level);
+// The level a [general] log_level value names ("debug", "info", "warn",
+// "error", "off"; config validation has refused anything else, which
+// reads as warn).
+LogLevel LogLevelNamed(const std::string& name);
 void SetLogRank(int rank);
 bool LogEnabled(LogLevel level);
 void LogLine(LogLevel level, const std::string& line);

@@ -18,14 +18,6 @@
 namespace cairn {
 namespace {
 
-LogLevel ParseLogLevel(const std::string& name) {
-  if (name == "debug") return LogLevel::kDebug;
-  if (name == "info") return LogLevel::kInfo;
-  if (name == "error") return LogLevel::kError;
-  if (name == "off") return LogLevel::kOff;
-  return LogLevel::kWarn;
-}
-
 bool IsOwnFile(const std::string& file, int rank) {
   std::string prefix = RankFilePrefix(rank);
   return file.compare(0, prefix.size(), prefix) == 0;
@@ -136,7 +128,7 @@ Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const
 }
 
 Status Engine::Open() {
-  SetLogLevel(ParseLogLevel(config_.log_level));
+  SetLogLevel(LogLevelNamed(config_.log_level));
   SetLogRank(comm_->rank());
   // Every rank reaches the lock's collective, so a failure to open is
   // agreed first; and nothing is removed before the job holds the locks:

@@ -73,16 +73,6 @@ struct PendingRestore {
   Status status;
 } g_pending;
 
-// [general] log_level, read as runtime/engine.cc reads it for libcairn's
-// logger (this library carries a logger of its own).
-LogLevel LogLevelNamed(const std::string& name) {
-  if (name == "debug") return LogLevel::kDebug;
-  if (name == "info") return LogLevel::kInfo;
-  if (name == "error") return LogLevel::kError;
-  if (name == "off") return LogLevel::kOff;
-  return LogLevel::kWarn;
-}
-
 uintptr_t CodeAnchor() { return reinterpret_cast<uintptr_t>(&TheRuntime); }
 uintptr_t MpiAnchor() { return reinterpret_cast<uintptr_t>(MPI_COMM_WORLD); }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <limits>
 
@@ -85,10 +86,17 @@ Result<std::string> Env::ReadPseudoFile(const std::string& path, size_t max_byte
 }
 
 Status Env::WriteFileAtomic(const std::string& path, const void* data, size_t n, bool sync) {
-  // The temporary name carries the pid so that two writers never share one.
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // The temporary name carries the pid and a per-process count, so no two
+  // writers share one. It must be new (O_EXCL): one left by an earlier
+  // process of the same pid is ours to delete first (unlink removes a link,
+  // never its target).
+  static std::atomic<uint64_t> next_tmp{0};
+  std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), next_tmp.fetch_add(1));
+  WriteOptions options;
+  options.create_new = true;
+  CAIRN_RETURN_IF_ERROR(DeleteFile(tmp));
   {
-    CAIRN_ASSIGN_OR_RETURN(auto file, NewWritableFile(tmp, WriteOptions{}));
+    CAIRN_ASSIGN_OR_RETURN(auto file, NewWritableFile(tmp, options));
     Status s = file->Append(data, n);
     if (s.ok() && sync) s = file->Sync();
     if (s.ok()) s = file->Close();

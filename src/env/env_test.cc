@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -94,6 +97,32 @@ TEST_P(EnvTest, AtomicWriteReplaces) {
   auto entries = env_->ListDir(root_);
   ASSERT_TRUE(entries.ok());
   EXPECT_EQ(entries->size(), 1u) << "temporary file left behind";
+}
+
+// Threads of one process replacing the same file never share a temporary
+// file: every write succeeds and the file ends whole, as one of them wrote it.
+TEST_P(EnvTest, ConcurrentAtomicWritesOfOneFileStayWhole) {
+  const std::string path = JoinPath(root_, "shared");
+  constexpr int kWriters = 4;
+  std::vector<std::string> contents;
+  for (int i = 0; i < kWriters; ++i) contents.push_back(std::string(64 * 1024, char('a' + i)));
+  std::vector<Status> results(kWriters);
+  std::vector<std::thread> writers;
+  for (int i = 0; i < kWriters; ++i) {
+    writers.emplace_back([&, i] {
+      for (int round = 0; round < 20 && results[i].ok(); ++round) {
+        results[i] = env_->WriteFileAtomic(path, contents[i].data(), contents[i].size(), false);
+      }
+    });
+  }
+  for (auto& w : writers) w.join();
+  for (const Status& s : results) EXPECT_TRUE(s.ok()) << s.ToString();
+  auto bytes = env_->ReadFileToString(path);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_NE(std::find(contents.begin(), contents.end(), *bytes), contents.end());
+  auto entries = env_->ListDir(root_);
+  ASSERT_TRUE(entries.ok());
+  EXPECT_EQ(entries->size(), 1u) << "a temporary file was left behind";
 }
 
 TEST_P(EnvTest, MapFileWritesReachFile) {

@@ -226,7 +226,10 @@ int Checkpoint(const char* call, const char* name, int version, unsigned flags) 
 namespace api {
 // api/guard.h: the guard and last error above, for the other api/ files.
 int GuardedCall(const char* call, const std::function<int()>& body) noexcept {
-  return Guarded(call, body);
+  return Guarded(call, [&]() -> int {
+    OnEngineEntry(call);
+    return body();
+  });
 }
 int FinishCall(const char* call, const Status& s) {
   if (call != nullptr) return Finish(call, s);

@@ -11,7 +11,8 @@
 
 namespace cairn::api {
 
-// Clears this thread's last error, runs body and returns its result; an
+// Clears this thread's last error, calls OnEngineEntry (api/entry_hook.h),
+// runs body and returns its result; an
 // exception becomes CAIRN_E_INTERNAL (or CAIRN_E_NO_SPACE for bad_alloc)
 // with its text, recorded as the last error.
 int GuardedCall(const char* call, const std::function<int()>& body) noexcept;

@@ -6,6 +6,7 @@
 // usable (the instance lock released during unwinding).
 #define CAIRN_NO_MPI
 #include "cairn/cairn.h"
+#include "cairn/pmem.h"
 
 #include <stdlib.h>
 
@@ -86,6 +87,42 @@ std::vector<EntryPoint> EntryPoints() {
   };
 }
 
+// The entry points that need no instance (varray, pmem): the hook fires as
+// their guard starts, before any argument is looked at.
+std::vector<EntryPoint> StandaloneEntryPoints() {
+  static cairn_varray_info varray_info = CAIRN_VARRAY_INFO_INIT;
+  static cairn_pmem_array_info pmem_info = CAIRN_PMEM_ARRAY_INFO_INIT;
+  static double value;
+  static long long version;
+  return {
+      {"cairn_varray_create_single",
+       [] {
+         cairn_varray va = nullptr;
+         return cairn_varray_create_single("a", 8, sizeof(double), nullptr, &va);
+       }},
+      {"cairn_varray_put", [] { return cairn_varray_put(nullptr, 0, 1, &value); }},
+      {"cairn_varray_get", [] { return cairn_varray_get(nullptr, 0, 1, &value); }},
+      {"cairn_varray_wait", [] { return cairn_varray_wait(nullptr); }},
+      {"cairn_varray_get_version",
+       [] { return cairn_varray_get_version(nullptr, 0, 0, 1, &value); }},
+      {"cairn_varray_version_inc", [] { return cairn_varray_version_inc(nullptr); }},
+      {"cairn_varray_version", [] { return cairn_varray_version(nullptr, &version); }},
+      {"cairn_varray_restore", [] { return cairn_varray_restore(nullptr, 0); }},
+      {"cairn_varray_info_get", [] { return cairn_varray_info_get(nullptr, &varray_info); }},
+      {"cairn_varray_destroy",
+       [] {
+         cairn_varray va = nullptr;
+         return cairn_varray_destroy(&va);
+       }},
+      {"cairn_pmem_array_commit", [] { return cairn_pmem_array_commit(nullptr); }},
+      {"cairn_pmem_array_get_info",
+       [] { return cairn_pmem_array_get_info(nullptr, &pmem_info); }},
+      {"cairn_flush_init", [] { return cairn_flush_init(); }},
+      {"cairn_flush_barrier", [] { return cairn_flush_barrier(); }},
+      {"cairn_flush_finalize", [] { return cairn_flush_finalize(); }},
+  };
+}
+
 class ExceptionTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -115,6 +152,15 @@ class ExceptionTest : public ::testing::Test {
       std::string message = cairn_error_message(CAIRN_LAST_ERROR);
       EXPECT_EQ(rc, code) << entry.name << ": " << message;
       EXPECT_EQ(cairn_last_error(), code) << entry.name;
+      EXPECT_NE(message.find(entry.name), std::string::npos) << message;
+      EXPECT_NE(message.find(needle), std::string::npos) << message;
+    }
+    for (const EntryPoint& entry : StandaloneEntryPoints()) {
+      g_throw = what;
+      int rc = entry.call();
+      g_throw = Throw::kNothing;
+      std::string message = cairn_error_message(CAIRN_LAST_ERROR);
+      EXPECT_EQ(rc, code) << entry.name << ": " << message;
       EXPECT_NE(message.find(entry.name), std::string::npos) << message;
       EXPECT_NE(message.find(needle), std::string::npos) << message;
     }

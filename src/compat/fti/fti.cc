@@ -93,6 +93,7 @@ class FtiClient {
 Status FtiClient::Init(const char* config_file, MPI_Comm comm) {
   if (config_file == nullptr) return Status::Error("the configuration file name is NULL");
   auto options = ReadFtiConfig(config_file);
+  if (FTI_COMM_WORLD != MPI_COMM_NULL) MPI_Comm_free(&FTI_COMM_WORLD);  // a failed FTI_Init's
   MPI_Comm_dup(comm, &FTI_COMM_WORLD);
   // A rank whose file failed still joins cairn_init, which then fails
   // everywhere, instead of leaving the others waiting.
@@ -367,6 +368,8 @@ Status FtiClient::Finalize() {
     if (st.ok()) st = journal_.Remove(kCheckpointName);
   }
   Status done = CairnError(cairn_finalize(), "cairn_finalize");
+  // FTI_COMM_WORLD is FTI_Init's duplicate: it ends with FTI.
+  if (FTI_COMM_WORLD != MPI_COMM_NULL) MPI_Comm_free(&FTI_COMM_WORLD);
   return st.ok() ? done : st;
 }
 

@@ -65,7 +65,11 @@ Status DecodeRecords(ByteReader& r, PagesHeader* h, const std::string& origin) {
       return Corrupt(origin, "page " + std::to_string(i) + " has unknown kind " + std::to_string(kind));
     }
     p.kind = static_cast<PageKind>(kind);
-    p.shareable = (r.U8() & kShareableFlag) != 0;
+    const uint8_t flags = r.U8();
+    if ((flags & ~kShareableFlag) != 0) {
+      return Corrupt(origin, "page " + std::to_string(i) + " has unknown flags " + std::to_string(flags));
+    }
+    p.shareable = (flags & kShareableFlag) != 0;
     std::string digest = r.Bytes(digest_bytes);
     std::memcpy(p.digest.bytes.data(), digest.data(), digest.size());
     p.rank = h->rank;
@@ -232,7 +236,7 @@ Result<PagesHeader> DecodePagesHeader(const std::string& prefix, const std::stri
   if (DigestBytes(h.hash) == 0 || DigestBytes(h.hash) != digest_bytes) {
     return Corrupt(origin, "unknown page hash " + std::to_string(static_cast<int>(h.hash)));
   }
-  r.U16();
+  if (r.U16() != 0) return Corrupt(origin, "reserved header bytes are not zero");
   h.page_size = r.U32();
   if (h.page_size < kMinPageSize || h.page_size > kMaxPageSize) {
     return Corrupt(origin, "page size " + std::to_string(h.page_size) + " out of range");

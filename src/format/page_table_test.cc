@@ -1,8 +1,11 @@
 #include "format/page_table.h"
 
+#include <cstring>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "codec/crc32c.h"
 
 namespace cairn {
 namespace {
@@ -74,6 +77,33 @@ TEST(PagesHeaderTest, DamageAndBadReferencesAreCorrupt) {
   h.pages.pop_back();  // a page without a record
   EXPECT_FALSE(DecodePagesHeader(h.Encode(), "x").ok());
   EXPECT_FALSE(DecodePagesHeader(bytes.substr(0, bytes.size() - 3), "x").ok());
+}
+
+// Bytes the reader would skip must be what the writer writes (the fuzzer
+// found both): a header that does not re-encode to itself is corrupt.
+TEST(PagesHeaderTest, NonZeroReservedBytesAndUnknownFlagsAreCorrupt) {
+  const std::string bytes = Sample().Encode();
+  auto recrc = [](std::string b) {
+    constexpr size_t kCrcOffset = 12;
+    std::memset(b.data() + kCrcOffset, 0, 4);
+    uint32_t crc = Crc32c(b.data(), b.size());
+    std::memcpy(b.data() + kCrcOffset, &crc, 4);
+    return b;
+  };
+  ASSERT_TRUE(DecodePagesHeader(recrc(bytes), "x").ok());
+  std::string reserved = bytes;
+  reserved[26] = 1;  // the u16 after the hash kind and digest length
+  auto r = DecodePagesHeader(recrc(reserved), "x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("reserved"), std::string::npos) << r.status().ToString();
+
+  PagesHeader h = Sample();
+  std::string flags = h.Encode();
+  const size_t first_record = h.HeaderBytes() - 4 * 2 - 4 * 20 - 2 * 12;
+  flags[first_record + 1] = static_cast<char>(0x81);  // page 0's flags byte
+  auto f = DecodePagesHeader(recrc(flags), "x");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("flags"), std::string::npos) << f.status().ToString();
 }
 
 }  // namespace

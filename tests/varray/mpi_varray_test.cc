@@ -187,12 +187,10 @@ TEST(Varray, CleaningUnderLoadKeepsEveryKeptVersion) {
   VarrayOptions o = Options(VarrayKind::kLogRma, 600 * static_cast<uint64_t>(Size()) + kAccElems + kMaxShift);
   o.keep = 2;
   const Geometry g = *Geometry::Make(o.length, 8, o.block_size, Size());
-  const LogLayout l = LogLayout::For(g, o.keep, 0);
-  // The structures, keep + 2 sets and 3 partitions' worth of blocks: the
-  // three versions kept use at most the partition (44 blocks) and 33 new
-  // blocks each for the two newer ones, so cleaning runs about every
-  // other version_inc.
-  o.log_capacity = l.arena_offset() + (o.keep + 2) * l.set_bytes() + 3 * l.blocks * 128;
+  // 3 partitions' worth of blocks: the three versions kept use at most
+  // the partition (44 blocks) and the blocks the two newer ones rewrote,
+  // so cleaning runs about every other version_inc.
+  o.log_capacity = LogLayout::CapacityFor(g, 3 * g.blocks_per_rank());
   auto a = Make(o);
   ASSERT_NE(a, nullptr);
   RunHistory(*a, 16);

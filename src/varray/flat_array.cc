@@ -69,8 +69,6 @@ class FlatArray final : public VersionedArray {
     CAIRN_RETURN_IF_ERROR(window_->Get(rank, SlotOffset(version) + offset, into));
     return window_->Flush(rank);
   }
-  Status Quiesce() override { return window_->FlushAll(); }
-
   // The copy goes into the slot clients write next.
   bool VersionIncNeedsExclusive() const override { return true; }
   Status LocalVersionInc(bool) override {

@@ -99,9 +99,6 @@ class LogMessageArray final : public VersionedArray {
                          std::span<uint8_t> into) override {
     return Call(rank, MakeRequest(Op::kGetFrozen, 0, version, offset, into.size(), {}), into);
   }
-  // Every call waits for its reply: nothing is in flight between calls.
-  Status Quiesce() override { return Status::Ok(); }
-
   // The server answers with whatever version its log holds: no client may
   // send a request until every rank's log moved on.
   bool VersionIncNeedsExclusive() const override { return true; }

@@ -153,27 +153,45 @@ void LogOwner::Clean() {
     }
   }
   std::sort(live.begin(), live.end());
-  // Slot live[i] moves to slot i <= live[i]: in ascending order no move
-  // overwrites a slot still to be read. A link to a dropped block becomes
-  // "unwritten": only versions no longer kept read through it.
+  // The live slots end up in [0, L): those already there stay; those at or
+  // past L (the movers) fill the dead slots below L (the holes), both in
+  // ascending order. Only as many blocks move as there are holes, so a log
+  // whose oldest version was rewritten since moves about that version's
+  // blocks, not the whole log.
+  const uint64_t count = live.size();
+  const uint64_t stay = static_cast<uint64_t>(
+      std::lower_bound(live.begin(), live.end(), count) - live.begin());
+  std::vector<uint64_t> holes;
+  holes.reserve(count - stay);
+  for (uint64_t slot = 0, i = 0; slot < count; ++slot) {
+    if (i < stay && live[i] == slot) {
+      ++i;
+    } else {
+      holes.push_back(slot);
+    }
+  }
+  // A link to a dropped block becomes "unwritten": only versions no longer
+  // kept read through it.
   auto moved = [&](uint64_t e) {
     if (e == kUnwrittenBlock) return e;
     auto it = std::lower_bound(live.begin(), live.end(), EntrySlot(e));
     if (it == live.end() || *it != EntrySlot(e)) return kUnwrittenBlock;
-    return MakeEntry(EntryVersion(e), static_cast<uint64_t>(it - live.begin()));
+    const uint64_t i = static_cast<uint64_t>(it - live.begin());
+    return MakeEntry(EntryVersion(e), i < stay ? live[i] : holes[i - stay]);
   };
-  for (uint64_t i = 0; i < live.size(); ++i) {
+  for (uint64_t i = 0; i < count; ++i) {
     const uint64_t from = live[i];
-    Store(layout_.link_offset(i), moved(Load(layout_.link_offset(from))));
-    if (from != i) {
-      std::memmove(log_.data() + layout_.slot_location(i),
-                   log_.data() + layout_.slot_location(from), layout_.block_size);
+    const uint64_t to = i < stay ? from : holes[i - stay];
+    Store(layout_.link_offset(to), moved(Load(layout_.link_offset(from))));
+    if (to != from) {
+      std::memcpy(log_.data() + layout_.slot_location(to),
+                  log_.data() + layout_.slot_location(from), layout_.block_size);
     }
   }
   for (uint64_t b = 0; b < layout_.blocks; ++b) {
     Store(layout_.entry_offset(b), moved(Entry(b)));
   }
-  Write(LogLayout::kTail, live.size());
+  Write(LogLayout::kTail, count);
   Write(LogLayout::kCleanings, Read(LogLayout::kCleanings) + 1);
 }
 

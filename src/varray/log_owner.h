@@ -59,7 +59,8 @@ class LogOwner {
   // REQUIRES: oldest() <= v <= version(), out.size() == local_bytes.
   void Materialize(int64_t version, std::span<uint8_t> out) const;
   // Packs the blocks that the versions kept reach to the front of the
-  // arena, in their order, and rewrites the table and links.
+  // arena (moving only those past the new tail, into the dead slots below
+  // it) and rewrites the table and links.
   void Clean();
 
  private:

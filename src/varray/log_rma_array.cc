@@ -45,8 +45,6 @@ class LogRmaArray final : public VersionedArray {
                          std::span<uint8_t> into) override {
     return client_.ReadFrozen(rank, version, offset, into);
   }
-  Status Quiesce() override { return window_->FlushAll(); }
-
   bool VersionIncNeedsExclusive() const override {
     return owner_.NextVersionNeedsExclusive(draining());
   }

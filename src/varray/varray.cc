@@ -187,11 +187,12 @@ Status VersionedArray::Collective(const char* what, bool check_versions, bool ex
   if (ready.ok() && reads_pending()) {
     ready = Error(Code::kInvalidArgument, "gets are outstanding: call wait first");
   }
-  // Each rank completes its own accesses first; the agreement is an
-  // allreduce, so once it returns no access to any rank's memory is in
-  // flight and the local step may run. It carries whether some rank's step
-  // needs the others kept off until it is done.
-  if (ready.ok()) ready = Quiesce();
+  // Every access of this rank is complete already (put and acc on return,
+  // get at wait, checked above; frozen reads block), in every
+  // implementation. The agreement is an allreduce, so once it returns no
+  // access to any rank's memory is in flight and the local step may run.
+  // It carries whether some rank's step needs the others kept off until
+  // it is done.
   std::vector<int64_t> words{ready.ok() ? 0 : 1, exclusive ? 1 : 0};
   CAIRN_RETURN_IF_ERROR(comm_->AllreduceMax(words));
   // Some rank failed: the agreement names it, on every rank.

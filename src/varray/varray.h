@@ -123,9 +123,6 @@ class VersionedArray {
   virtual bool reads_pending() const = 0;
   virtual Status ReadFrozenPiece(int rank, int64_t version, uint64_t offset,
                                  std::span<uint8_t> into) = 0;
-  // Completes this rank's accesses (called on all ranks before the
-  // agreement that starts a local step).
-  virtual Status Quiesce() = 0;
   // Whether this rank's next LocalVersionInc touches memory other ranks
   // access (then every rank waits until all are done before accessing
   // the array again); if no rank's does, version_inc is one agreement.
@@ -169,7 +166,7 @@ class VersionedArray {
 
  private:
   Status CheckRange(const char* what, uint64_t index, uint64_t count, const void* buffer) const;
-  // Runs a collective local step: complete accesses, agree (on success and
+  // Runs a collective local step: agree (on success and
   // on whether any rank needs exclusive access), step, agree again when
   // exclusive, learn the versions (checked over ranks if check_versions).
   template <typename Step>

@@ -168,6 +168,24 @@ TEST(LogOwner, RestoreRollsTheOpenVersionBack) {
   EXPECT_EQ(h.Version(1), expected);
 }
 
+TEST(LogOwner, RestoreThatDoesNotFitChangesNothing) {
+  Geometry g = *Geometry::Make(512, 8, 128, 1);
+  LogHarness h(4096, 128, 4, LogLayout::CapacityFor(g, 40), true);
+  std::vector<uint8_t> a(4096, 1), b(1024, 2);
+  ASSERT_TRUE(h.client.Write(0, 0, a, std::nullopt).ok());  // 32 slots
+  ASSERT_TRUE(h.owner.StartNextVersion(true, [](int64_t) { return Status::Ok(); }).ok());
+  h.Refresh();
+  ASSERT_TRUE(h.client.Write(0, 0, b, std::nullopt).ok());  // 8 more: the log is full
+  ASSERT_TRUE(h.owner.StartNextVersion(true, [](int64_t) { return Status::Ok(); }).ok());
+  const std::vector<uint8_t> open = h.Version(2);
+  // Blocks 0-7 of version 2 were written in version 1: each needs a slot.
+  Status s = h.owner.RestoreTo(0);
+  EXPECT_EQ(s.code(), Code::kNoSpace);
+  EXPECT_NE(s.message().find("needs 8 blocks"), std::string::npos) << s.message();
+  EXPECT_EQ(h.Version(2), open);
+  EXPECT_EQ(h.Version(0), a);
+}
+
 TEST(LogOwner, FullLogIsNoSpaceNamingTheRank) {
   Geometry g = *Geometry::Make(512, 8, 128, 1);
   LogHarness h(4096, 128, 1, LogLayout::CapacityFor(g, 2), true);

@@ -193,7 +193,8 @@ Status VersionedArray::Collective(const char* what, bool check_versions, bool ex
   // access to any rank's memory is in flight and the local step may run.
   // It carries whether some rank's step needs the others kept off until
   // it is done.
-  std::vector<int64_t> words{ready.ok() ? 0 : 1, exclusive ? 1 : 0};
+  std::vector<int64_t>& words = step_words_;
+  words = {ready.ok() ? 0 : 1, exclusive ? 1 : 0};  // in place: no allocation per version
   CAIRN_RETURN_IF_ERROR(comm_->AllreduceMax(words));
   // Some rank failed: the agreement names it, on every rank.
   if (words[0] != 0) return comm_->Agree(ready.Annotate(context()));

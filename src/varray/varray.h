@@ -181,6 +181,7 @@ class VersionedArray {
   int64_t oldest_ = 0;
   std::unique_ptr<VersionDrain> drain_;
   bool closed_ = false;
+  std::vector<int64_t> step_words_ = std::vector<int64_t>(2);  // Collective's allreduce
 };
 
 // The implementations' factories (log_rma_array.cc, log_msg_array.cc,

@@ -46,6 +46,9 @@ class LogRmaArray final : public VersionedArray {
     return client_.ReadFrozen(rank, version, offset, into);
   }
   bool VersionIncNeedsExclusive() const override {
+    // The tail as clients' fetch-and-adds left it (MPI_Win_sync); puts
+    // still landing are judged at the next version_inc.
+    if (!window_->SyncLocal().ok()) return true;
     return owner_.NextVersionNeedsExclusive(draining());
   }
   // Without exclusive access the owner only moves its version words, which

@@ -30,7 +30,14 @@ const std::string& SharedDir() { return g_dir; }
 }  // namespace cairn_test
 
 int main(int argc, char** argv) {
+#ifdef CAIRN_MPI_TEST_THREAD_MULTIPLE
+  // Tests whose code calls MPI from several threads at once (the versioned
+  // arrays' message servers).
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+#else
   MPI_Init(&argc, &argv);
+#endif
   ::testing::InitGoogleTest(&argc, argv);
   char path[256] = {};
   if (cairn_test::Rank() == 0) {

@@ -1,5 +1,7 @@
 // Shared helpers for MPI integration tests: a GoogleTest main that runs
 // inside MPI and prints results from rank 0 only, and a per-run data dir.
+// A test built with CAIRN_MPI_TEST_THREAD_MULTIPLE defined gets MPI
+// initialised with MPI_THREAD_MULTIPLE.
 #ifndef CAIRN_TESTS_MPI_TEST_MAIN_H_
 #define CAIRN_TESTS_MPI_TEST_MAIN_H_
 

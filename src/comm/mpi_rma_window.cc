@@ -131,6 +131,10 @@ class MpiRmaWindow final : public RmaWindow {
               "MPI_Compare_and_swap");
     return Status::Ok();
   }
+  Status StartSwap(int target, uint64_t offset, const uint64_t* value,
+                   uint64_t* before) override {
+    return StartWordOp(target, offset, value, before, MPI_REPLACE, "MPI_Fetch_and_op(replace)");
+  }
   Status StartAtomicStore(int target, uint64_t offset, const uint64_t* value) override {
     // An accumulate with replace: atomic with the other atomics on the
     // word, with no result buffer.

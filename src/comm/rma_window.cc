@@ -119,6 +119,12 @@ class LocalRmaWindow final : public RmaWindow {
   Status StartAtomicStore(int target, uint64_t offset, const uint64_t* value) override {
     return AtomicStore(target, offset, *value);
   }
+  Status StartSwap(int target, uint64_t offset, const uint64_t* value,
+                   uint64_t* before) override {
+    CAIRN_ASSIGN_OR_RETURN(uint64_t* word, Word(target, offset));
+    *before = std::atomic_ref<uint64_t>(*word).exchange(*value);
+    return Status::Ok();
+  }
   Status SyncLocal() override {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return Status::Ok();

@@ -76,6 +76,10 @@ class RmaWindow {
   virtual Status StartCompareAndSwap(int target, uint64_t offset, const uint64_t* expected,
                                      const uint64_t* desired, uint64_t* found) = 0;
   virtual Status StartAtomicStore(int target, uint64_t offset, const uint64_t* value) = 0;
+  // Replaces the word with *value; *before gets the word found. Works with
+  // every one-sided component (MPI_Fetch_and_op with MPI_REPLACE).
+  virtual Status StartSwap(int target, uint64_t offset, const uint64_t* value,
+                           uint64_t* before) = 0;
 
   // Makes this rank's local stores visible to remote accesses and remote
   // accesses visible to local loads (MPI_Win_sync). Pair with a barrier.

@@ -69,9 +69,9 @@ class FlatArray final : public VersionedArray {
     CAIRN_RETURN_IF_ERROR(window_->Get(rank, SlotOffset(version) + offset, into));
     return window_->Flush(rank);
   }
-  Status Quiesce() override { return window_->FlushAll(); }
-
-  Status LocalVersionInc() override {
+  // The copy goes into the slot clients write next.
+  bool VersionIncNeedsExclusive() const override { return true; }
+  Status LocalVersionInc(bool) override {
     CAIRN_RETURN_IF_ERROR(window_->SyncLocal());
     const int64_t current = LocalVersion();
     const int64_t next = current + 1;
@@ -102,7 +102,6 @@ class FlatArray final : public VersionedArray {
     }
     return Status::Ok();
   }
-  Status ShareEpochs() override { return Status::Ok(); }
   int64_t LocalVersion() const override { return static_cast<int64_t>(Load(kVersion)); }
   int64_t LocalOldest() const override { return static_cast<int64_t>(Load(kOldest)); }
   uint64_t lineage() const override { return Load(kLineage); }

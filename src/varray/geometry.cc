@@ -34,15 +34,18 @@ LogLayout LogLayout::For(const Geometry& g, uint64_t keep, uint64_t capacity) {
   l.block_size = g.block_size;
   l.keep = keep;
   l.capacity = capacity != 0 ? capacity : DefaultCapacity(g, keep);
+  // The most slots whose links and blocks fit after the table (64 bytes
+  // spare for the arena's alignment).
+  const uint64_t fixed = l.links_offset() + 64;
+  l.slots = l.capacity > fixed ? std::min(kMaxSlots, (l.capacity - fixed) / (l.block_size + 8)) : 0;
   return l;
 }
 
-uint64_t LogLayout::DefaultCapacity(const Geometry& g, uint64_t keep) {
+uint64_t LogLayout::CapacityFor(const Geometry& g, uint64_t slots) {
   LogLayout l;
   l.blocks = g.blocks_per_rank();
   l.block_size = g.block_size;
-  l.keep = keep;
-  return l.arena_offset() + (keep + 2) * (l.set_bytes() + l.blocks * l.block_size);
+  return l.links_offset() + 64 + slots * (l.block_size + 8);
 }
 
 }  // namespace cairn

@@ -7,15 +7,13 @@
 namespace cairn {
 
 LogClient::LogClient(RmaWindow* window, const LogLayout& layout, bool use_cas)
-    : window_(window), layout_(layout), use_cas_(use_cas), scratch_(layout.block_size) {}
+    : window_(window), layout_(layout), use_cas_(use_cas) {
+  ForgetCache();
+}
 
-void LogClient::SetEpochs(std::vector<LogEpoch> epochs) {
-  cache_.resize(epochs.size());
-  for (size_t r = 0; r < epochs.size(); ++r) {
-    const bool moved = r >= epochs_.size() || epochs_[r].generation != epochs[r].generation;
-    if (moved || cache_[r].empty()) cache_[r].assign(layout_.blocks, kUnknown);
-  }
-  epochs_ = std::move(epochs);
+void LogClient::ForgetCache() {
+  cache_.assign(static_cast<size_t>(window_->size()),
+                std::vector<uint64_t>(layout_.blocks, kUnknown));
 }
 
 LogClient::BlockRange LogClient::Blocks(uint64_t offset, uint64_t length, uint64_t block_size) {
@@ -24,56 +22,72 @@ LogClient::BlockRange LogClient::Blocks(uint64_t offset, uint64_t length, uint64
   return {first, (offset + length - 1) / block_size - first + 1};
 }
 
-Status LogClient::FetchEntries(int target, uint64_t set, BlockRange r,
-                               std::vector<uint64_t>* out) {
+Status LogClient::FetchEntries(int target, BlockRange r, std::vector<uint64_t>* out) {
   out->resize(r.count);
-  CAIRN_RETURN_IF_ERROR(window_->Get(
-      target, LogLayout::entry_offset(set, r.first),
-      {reinterpret_cast<uint8_t*>(out->data()), 8 * r.count}));
+  CAIRN_RETURN_IF_ERROR(window_->Get(target, layout_.entry_offset(r.first),
+                                     {reinterpret_cast<uint8_t*>(out->data()), 8 * r.count}));
   return window_->Flush(target);
 }
 
-Status LogClient::Allocate(int target, uint64_t count, uint64_t* first) {
-  const uint64_t bytes = count * layout_.block_size;
-  CAIRN_ASSIGN_OR_RETURN(*first, window_->FetchAdd(target, 8 * LogLayout::kTail, bytes));
-  if (*first > layout_.capacity || layout_.capacity - *first < bytes) {
+Status LogClient::Allocate(int target, uint64_t count, uint64_t* first_slot) {
+  CAIRN_ASSIGN_OR_RETURN(*first_slot, window_->FetchAdd(target, 8 * LogLayout::kTail, count));
+  if (*first_slot > layout_.slots || layout_.slots - *first_slot < count) {
     return Error(Code::kNoSpace,
-                 "varray log of rank {} is full ({} bytes): versions beyond keep are cleaned "
-                 "at version_inc; raise log_capacity or lower keep",
-                 target, layout_.capacity);
+                 "varray log of rank {} is full ({} blocks of {} bytes): versions beyond keep "
+                 "are cleaned at version_inc; raise log_capacity or lower keep",
+                 target, layout_.slots, layout_.block_size);
   }
   return Status::Ok();
 }
 
-// Step 2 of the put protocol: the new block starts as the previous
-// version's (zeros for a block never written), so that the bytes this put
-// does not cover keep their value.
-Status LogClient::CopyForward(int target, uint64_t old_loc, uint64_t new_loc) {
-  if (old_loc == kUnwrittenBlock) {
-    std::fill(scratch_.begin(), scratch_.end(), 0);
-  } else {
-    CAIRN_RETURN_IF_ERROR(window_->Get(target, old_loc, scratch_));
-    CAIRN_RETURN_IF_ERROR(window_->Flush(target));
+// Step 2 of the put protocol, for blocks allocated back to back: each new
+// block links to the entry it replaces (how frozen versions reach the old
+// bytes), and starts as the previous version's bytes (zeros for a block
+// never written) so that the bytes this put does not cover keep their
+// value. Every old block is read in one epoch, every new block and link
+// written in the next.
+Status LogClient::Prepare(int target, const std::vector<FirstBlock>& firsts,
+                          const std::vector<size_t>& pick, uint64_t first_slot) {
+  const uint64_t bs = layout_.block_size;
+  std::vector<uint64_t> links(pick.size());
+  scratch_.assign(pick.size() * bs, 0);
+  bool fetched = false;
+  for (size_t k = 0; k < pick.size(); ++k) {
+    const FirstBlock& f = firsts[pick[k]];
+    links[k] = f.old_entry;
+    if (f.covered || f.old_entry == kUnwrittenBlock) continue;
+    CAIRN_RETURN_IF_ERROR(window_->Get(target, layout_.slot_location(EntrySlot(f.old_entry)),
+                                       {scratch_.data() + k * bs, bs}));
+    fetched = true;
   }
-  CAIRN_RETURN_IF_ERROR(window_->Put(target, new_loc, scratch_));
+  if (fetched) CAIRN_RETURN_IF_ERROR(window_->Flush(target));
+  CAIRN_RETURN_IF_ERROR(window_->Put(target, layout_.link_offset(first_slot),
+                                     {reinterpret_cast<uint8_t*>(links.data()), 8 * links.size()}));
+  for (size_t k = 0; k < pick.size(); ++k) {
+    const FirstBlock& f = firsts[pick[k]];
+    if (f.covered) continue;
+    CAIRN_RETURN_IF_ERROR(
+        window_->Put(target, layout_.slot_location(first_slot + k), {scratch_.data() + k * bs, bs}));
+  }
+  // The block is complete before any rank can find it through the table.
   return window_->Flush(target);
 }
 
-// Where compare-and-swap is unsafe, the block's claim word decides: the
-// client whose fetch-and-add finds 0 allocates and publishes; the others
-// wait until the entry shows a block of this version. A winner that finds
-// the log full releases the claim, and the waiters then fail alike.
-Status LogClient::WaitForPublished(int target, uint64_t block, uint64_t* loc, bool* released) {
-  const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, block);
+// Where compare-and-swap is unsafe, the block's claim word decides: each
+// client swaps in version + 1; the one that found another value allocates
+// and publishes, the others wait until the entry shows a block of this
+// version. A winner that finds the log full puts the old claim back, and
+// the waiters then fail alike.
+Status LogClient::WaitForPublished(int target, uint64_t block, uint64_t* entry, bool* released) {
+  const uint64_t claimed = static_cast<uint64_t>(version_) + 1;
   for (int polls = 0;; ++polls) {
     // The winner may be descheduled (more ranks than cores): after a few
     // polls, give it the core.
     if (polls > 16) std::this_thread::yield();
-    CAIRN_ASSIGN_OR_RETURN(*loc, window_->AtomicLoad(target, entry));
-    if (Valid(target, *loc)) return Status::Ok();
-    CAIRN_ASSIGN_OR_RETURN(uint64_t claims,
-                           window_->AtomicLoad(target, layout_.claim_offset(block)));
-    if (claims == 0) {
+    CAIRN_ASSIGN_OR_RETURN(*entry, window_->AtomicLoad(target, layout_.entry_offset(block)));
+    if (Valid(*entry)) return Status::Ok();
+    CAIRN_ASSIGN_OR_RETURN(uint64_t claim, window_->AtomicLoad(target, layout_.claim_offset(block)));
+    if (claim != claimed) {
       *released = true;
       return Status::Ok();
     }
@@ -81,74 +95,69 @@ Status LogClient::WaitForPublished(int target, uint64_t block, uint64_t* loc, bo
 }
 
 Status LogClient::PublishByClaims(int target, const std::vector<FirstBlock>& firsts,
-                                  std::vector<uint64_t>* locs) {
+                                  std::vector<uint64_t>* entries) {
   // All claims in one epoch: one round trip whatever the number of blocks.
-  const std::vector<uint64_t> ones(firsts.size(), 1);
+  const uint64_t claimed = static_cast<uint64_t>(version_) + 1;
   std::vector<uint64_t> before(firsts.size());
   for (size_t j = 0; j < firsts.size(); ++j) {
-    CAIRN_RETURN_IF_ERROR(window_->StartFetchAdd(target, layout_.claim_offset(firsts[j].block),
-                                                 &ones[j], &before[j]));
+    CAIRN_RETURN_IF_ERROR(window_->StartSwap(target, layout_.claim_offset(firsts[j].block),
+                                             &claimed, &before[j]));
   }
   CAIRN_RETURN_IF_ERROR(window_->Flush(target));
   std::vector<size_t> won;
   for (size_t j = 0; j < firsts.size(); ++j) {
-    if (before[j] == 0) won.push_back(j);
+    if (before[j] != claimed) won.push_back(j);
   }
   uint64_t base = 0;
   Status allocated = won.empty() ? Status::Ok() : Allocate(target, won.size(), &base);
   if (!allocated.ok()) {
-    const uint64_t zero = 0;
     for (size_t j : won) {
       CAIRN_RETURN_IF_ERROR(
-          window_->StartAtomicStore(target, layout_.claim_offset(firsts[j].block), &zero));
+          window_->StartAtomicStore(target, layout_.claim_offset(firsts[j].block), &before[j]));
     }
     CAIRN_RETURN_IF_ERROR(window_->Flush(target));
     return allocated;
   }
+  if (!won.empty()) CAIRN_RETURN_IF_ERROR(Prepare(target, firsts, won, base));
   std::vector<uint64_t> fresh(won.size());
   for (size_t k = 0; k < won.size(); ++k) {
-    fresh[k] = base + k * layout_.block_size;
-    const FirstBlock& f = firsts[won[k]];
-    if (!f.covered) CAIRN_RETURN_IF_ERROR(CopyForward(target, f.old_loc, fresh[k]));
-  }
-  for (size_t k = 0; k < won.size(); ++k) {
-    const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, firsts[won[k]].block);
-    CAIRN_RETURN_IF_ERROR(window_->StartAtomicStore(target, entry, &fresh[k]));
-    (*locs)[firsts[won[k]].index] = fresh[k];
+    fresh[k] = MakeEntry(version_, base + k);
+    CAIRN_RETURN_IF_ERROR(window_->StartAtomicStore(
+        target, layout_.entry_offset(firsts[won[k]].block), &fresh[k]));
+    (*entries)[firsts[won[k]].index] = fresh[k];
   }
   CAIRN_RETURN_IF_ERROR(window_->Flush(target));
   for (size_t j = 0; j < firsts.size(); ++j) {
-    if (before[j] == 0) continue;
+    if (before[j] != claimed) continue;
     ++counts_.claims_lost;
     bool released = false;
     CAIRN_RETURN_IF_ERROR(
-        WaitForPublished(target, firsts[j].block, &(*locs)[firsts[j].index], &released));
+        WaitForPublished(target, firsts[j].block, &(*entries)[firsts[j].index], &released));
     if (released) {
-      return Error(Code::kNoSpace, "varray log of rank {} is full ({} bytes)", target,
-                   layout_.capacity);
+      return Error(Code::kNoSpace, "varray log of rank {} is full ({} blocks of {} bytes)",
+                   target, layout_.slots, layout_.block_size);
     }
   }
   return Status::Ok();
 }
 
 Status LogClient::PublishByCas(int target, const std::vector<FirstBlock>& firsts,
-                               std::vector<uint64_t>* locs) {
+                               std::vector<uint64_t>* entries) {
   // Steps 1-3 for all first blocks at once: one fetch-and-add allocates
   // them back to back (so the data goes in one access), the copies
   // complete before any block is published, and the compare-and-swaps go
   // in one epoch.
   uint64_t base = 0;
   CAIRN_RETURN_IF_ERROR(Allocate(target, firsts.size(), &base));
+  std::vector<size_t> all(firsts.size());
+  for (size_t j = 0; j < all.size(); ++j) all[j] = j;
+  CAIRN_RETURN_IF_ERROR(Prepare(target, firsts, all, base));
   std::vector<uint64_t> fresh(firsts.size()), expected(firsts.size()), found(firsts.size());
   for (size_t j = 0; j < firsts.size(); ++j) {
-    fresh[j] = base + j * layout_.block_size;
-    expected[j] = firsts[j].old_loc;
-    if (!firsts[j].covered) CAIRN_RETURN_IF_ERROR(CopyForward(target, expected[j], fresh[j]));
-  }
-  for (size_t j = 0; j < firsts.size(); ++j) {
-    const uint64_t entry = LogLayout::entry_offset(epochs_[target].current_set, firsts[j].block);
-    CAIRN_RETURN_IF_ERROR(
-        window_->StartCompareAndSwap(target, entry, &expected[j], &fresh[j], &found[j]));
+    fresh[j] = MakeEntry(version_, base + j);
+    expected[j] = firsts[j].old_entry;
+    CAIRN_RETURN_IF_ERROR(window_->StartCompareAndSwap(
+        target, layout_.entry_offset(firsts[j].block), &expected[j], &fresh[j], &found[j]));
   }
   CAIRN_RETURN_IF_ERROR(window_->Flush(target));
   for (size_t j = 0; j < firsts.size(); ++j) {
@@ -157,49 +166,49 @@ Status LogClient::PublishByCas(int target, const std::vector<FirstBlock>& firsts
     // cleaning.
     const bool won = found[j] == expected[j];
     if (!won) ++counts_.claims_lost;
-    (*locs)[firsts[j].index] = won ? fresh[j] : found[j];
+    (*entries)[firsts[j].index] = won ? fresh[j] : found[j];
   }
   return Status::Ok();
 }
 
 Status LogClient::Locate(int target, BlockRange r, uint64_t offset, uint64_t length, bool acc,
-                         std::vector<uint64_t>* locs) {
-  locs->assign(r.count, kUnknown);
+                         std::vector<uint64_t>* entries) {
+  entries->assign(r.count, kUnknown);
   bool all_valid = true;
   for (uint64_t i = 0; i < r.count; ++i) {
-    (*locs)[i] = Cached(target, r.first + i);
-    if (!Valid(target, (*locs)[i])) all_valid = false;
+    (*entries)[i] = Cached(target, r.first + i);
+    if (!Valid((*entries)[i])) all_valid = false;
   }
   if (all_valid) {
     counts_.put_ow_hit += r.count;
     return Status::Ok();
   }
-  std::vector<uint64_t> entries;
-  CAIRN_RETURN_IF_ERROR(FetchEntries(target, epochs_[target].current_set, r, &entries));
+  std::vector<uint64_t> fetched;
+  CAIRN_RETURN_IF_ERROR(FetchEntries(target, r, &fetched));
   const uint64_t bs = layout_.block_size;
   std::vector<FirstBlock> firsts;  // blocks first written in this version
   for (uint64_t i = 0; i < r.count; ++i) {
-    if (Valid(target, (*locs)[i])) {
+    if (Valid((*entries)[i])) {
       ++counts_.put_ow_hit;
-    } else if (Valid(target, entries[i])) {
+    } else if (Valid(fetched[i])) {
       ++counts_.put_ow_miss;
-      (*locs)[i] = Cached(target, r.first + i) = entries[i];
+      (*entries)[i] = Cached(target, r.first + i) = fetched[i];
     } else {
       ++counts_.put_first;
       const uint64_t start = (r.first + i) * bs;
       const bool covered = !acc && start >= offset && start + bs <= offset + length;
-      firsts.push_back({i, r.first + i, entries[i], covered});
+      firsts.push_back({i, r.first + i, fetched[i], covered});
     }
   }
   if (firsts.empty()) return Status::Ok();
-  CAIRN_RETURN_IF_ERROR(use_cas_ ? PublishByCas(target, firsts, locs)
-                                 : PublishByClaims(target, firsts, locs));
-  for (const FirstBlock& f : firsts) Cached(target, f.block) = (*locs)[f.index];
+  CAIRN_RETURN_IF_ERROR(use_cas_ ? PublishByCas(target, firsts, entries)
+                                 : PublishByClaims(target, firsts, entries));
+  for (const FirstBlock& f : firsts) Cached(target, f.block) = (*entries)[f.index];
   return Status::Ok();
 }
 
 Status LogClient::MoveBytes(Move move, int target, uint64_t offset, std::span<uint8_t> buffer,
-                            const std::vector<uint64_t>& locs, std::optional<RmaElement> type,
+                            const std::vector<uint64_t>& entries, std::optional<RmaElement> type,
                             const std::vector<bool>* only) {
   const uint64_t bs = layout_.block_size;
   auto piece_at = [&](size_t i, uint64_t pos) {
@@ -207,21 +216,22 @@ Status LogClient::MoveBytes(Move move, int target, uint64_t offset, std::span<ui
     return std::min(bs - start, buffer.size() - pos);
   };
   auto included = [&](size_t i) { return only == nullptr || (*only)[i]; };
+  auto written = [&](size_t i) { return entries[i] != kUnwrittenBlock; };
   uint64_t pos = 0;
   size_t i = 0;
-  while (i < locs.size()) {
+  while (i < entries.size()) {
     const uint64_t piece = piece_at(i, pos);
-    if (!included(i) || locs[i] == kUnwrittenBlock) {
+    if (!included(i) || !written(i)) {
       if (included(i) && move == Move::kRead) std::memset(buffer.data() + pos, 0, piece);
       pos += piece;
       ++i;
       continue;
     }
-    const uint64_t at = locs[i] + (i == 0 ? offset % bs : 0);
+    const uint64_t at = layout_.slot_location(EntrySlot(entries[i])) + (i == 0 ? offset % bs : 0);
     uint64_t run = piece;
     size_t j = i + 1;
-    while (j < locs.size() && included(j) && locs[j] != kUnwrittenBlock &&
-           locs[j] == locs[j - 1] + bs) {
+    while (j < entries.size() && included(j) && written(j) &&
+           EntrySlot(entries[j]) == EntrySlot(entries[j - 1]) + 1) {
       run += piece_at(j, pos + run);
       ++j;
     }
@@ -243,13 +253,13 @@ Status LogClient::Write(int target, uint64_t offset, std::span<const uint8_t> da
                         std::optional<RmaElement> acc) {
   const BlockRange r = Blocks(offset, data.size(), layout_.block_size);
   if (r.count == 0) return Status::Ok();
-  std::vector<uint64_t> locs;
-  CAIRN_RETURN_IF_ERROR(Locate(target, r, offset, data.size(), acc.has_value(), &locs));
+  std::vector<uint64_t> entries;
+  CAIRN_RETURN_IF_ERROR(Locate(target, r, offset, data.size(), acc.has_value(), &entries));
   // The window only reads from the buffer; the span is non-const because
   // MoveBytes serves reads too.
   std::span<uint8_t> bytes(const_cast<uint8_t*>(data.data()), data.size());
   CAIRN_RETURN_IF_ERROR(MoveBytes(acc ? Move::kAccumulate : Move::kWrite, target, offset, bytes,
-                                  locs, acc, nullptr));
+                                  entries, acc, nullptr));
   // Step 4 completes before the call returns: the caller may reuse data.
   return window_->Flush(target);
 }
@@ -267,7 +277,7 @@ Status LogClient::StartRead(int target, uint64_t offset, std::span<uint8_t> into
   for (uint64_t i = 0; i < r.count; ++i) {
     p.used[i] = Cached(target, r.first + i);
     known[i] = p.used[i] != kUnknown;
-    if (Valid(target, p.used[i])) {
+    if (Valid(p.used[i])) {
       ++counts_.get_hit;
     } else {
       ++counts_.get_miss;
@@ -277,9 +287,8 @@ Status LogClient::StartRead(int target, uint64_t offset, std::span<uint8_t> into
   CAIRN_RETURN_IF_ERROR(MoveBytes(Move::kRead, target, offset, into, p.used, std::nullopt, &known));
   if (!all_valid) {
     p.fetched.resize(r.count);
-    CAIRN_RETURN_IF_ERROR(window_->Get(
-        target, LogLayout::entry_offset(epochs_[target].current_set, r.first),
-        {reinterpret_cast<uint8_t*>(p.fetched.data()), 8 * r.count}));
+    CAIRN_RETURN_IF_ERROR(window_->Get(target, layout_.entry_offset(r.first),
+                                       {reinterpret_cast<uint8_t*>(p.fetched.data()), 8 * r.count}));
   }
   pending_.push_back(std::move(p));
   return Status::Ok();
@@ -306,11 +315,28 @@ Status LogClient::FinishReads() {
   return reread ? window_->FlushAll() : Status::Ok();
 }
 
-Status LogClient::ReadFrozen(int target, uint64_t set, uint64_t offset, std::span<uint8_t> into) {
+Status LogClient::ResolveVersion(int target, int64_t version, std::vector<uint64_t>* entries) {
+  auto newer = [&](uint64_t e) { return e != kUnwrittenBlock && EntryVersion(e) > version; };
+  for (;;) {
+    bool stepped = false;
+    for (uint64_t& e : *entries) {
+      if (!newer(e)) continue;
+      CAIRN_RETURN_IF_ERROR(window_->Get(target, layout_.link_offset(EntrySlot(e)),
+                                         {reinterpret_cast<uint8_t*>(&e), 8}));
+      stepped = true;
+    }
+    if (!stepped) return Status::Ok();
+    CAIRN_RETURN_IF_ERROR(window_->Flush(target));
+  }
+}
+
+Status LogClient::ReadFrozen(int target, int64_t version, uint64_t offset,
+                             std::span<uint8_t> into) {
   const BlockRange r = Blocks(offset, into.size(), layout_.block_size);
   if (r.count == 0) return Status::Ok();
   std::vector<uint64_t> entries;
-  CAIRN_RETURN_IF_ERROR(FetchEntries(target, set, r, &entries));
+  CAIRN_RETURN_IF_ERROR(FetchEntries(target, r, &entries));
+  CAIRN_RETURN_IF_ERROR(ResolveVersion(target, version, &entries));
   CAIRN_RETURN_IF_ERROR(MoveBytes(Move::kRead, target, offset, into, entries, std::nullopt, nullptr));
   return window_->Flush(target);
 }

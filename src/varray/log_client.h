@@ -1,13 +1,16 @@
 // LogClient: the client side of the log-structured array's RMA protocol
 // (paper §III-D1): every operation is done by the caller with one-sided
 // accesses to the owner's log, with a metadata cache whose entries are
-// valid (the block was allocated in the current version, so its location
-// cannot change before the next version_inc) or maybe-invalid (allocated
-// earlier: a put may since have moved the block). A first put to a block
+// valid (the entry names the current version, so the block's location
+// cannot change before the next version_inc) or maybe-invalid (written
+// earlier: a put may since have replaced the block). Entries carry their
+// version, so no rank needs another's log tail to tell the two apart. A first put to a block
 // in a version allocates a block at the log's tail with fetch-and-add,
 // copies the previous version's block into it and publishes it with
 // compare-and-swap (or, where compare-and-swap is unsafe, after winning
-// the block's claim word with fetch-and-add); later puts write in place.
+// the block's claim word with an atomic swap); later puts write in place.
+// The new block's link names the entry it replaced, which is how frozen
+// versions are read.
 // get is speculative: it reads where the cache points and fetches the
 // metadata at once; only blocks whose metadata changed are read again.
 // The message protocol's server uses a LogClient over its own memory.
@@ -26,14 +29,6 @@
 
 namespace cairn {
 
-// What a client knows of a rank's log between two version changes
-// (exchanged by every rank in version_inc, restore and reload).
-struct LogEpoch {
-  uint64_t start_tail = 0;  // blocks at or past it were allocated in the current version
-  uint64_t generation = 0;  // a change drops the rank's cached entries
-  uint64_t current_set = 0; // offset of the current version's metadata set
-};
-
 // How each kind of access went, for the benchmark's sub-cases (paper
 // §IV-A2: miss, hit, first, ow-miss, ow-hit), counted per block.
 struct LogAccessCounts {
@@ -48,8 +43,11 @@ class LogClient {
   // claim words) for publishing first puts.
   LogClient(RmaWindow* window, const LogLayout& layout, bool use_cas);
 
-  // Starts a version: the epochs of every rank, indexed by rank.
-  void SetEpochs(std::vector<LogEpoch> epochs);
+  // The open version, the same on every rank (set after each collective
+  // step).
+  void SetVersion(int64_t version) { version_ = version; }
+  // Drops every cached entry (after a restart refilled the logs).
+  void ForgetCache();
 
   // Current version. acc: sum elements of that type instead of writing.
   // Complete when it returns. kNoSpace naming the rank when its log is full.
@@ -60,8 +58,8 @@ class LogClient {
   Status StartRead(int target, uint64_t offset, std::span<uint8_t> into);
   Status FinishReads();
   bool reads_pending() const { return !pending_.empty(); }
-  // A frozen version whose metadata set starts at `set` (blocking).
-  Status ReadFrozen(int target, uint64_t set, uint64_t offset, std::span<uint8_t> into);
+  // A frozen (or the open) version, through the links (blocking).
+  Status ReadFrozen(int target, int64_t version, uint64_t offset, std::span<uint8_t> into);
 
   const LogAccessCounts& counts() const { return counts_; }
 
@@ -74,51 +72,58 @@ class LogClient {
     int target = 0;
     uint64_t offset = 0;
     std::span<uint8_t> into;
-    std::vector<uint64_t> used;     // locations read speculatively (kUnknown: none)
-    std::vector<uint64_t> fetched;  // metadata fetched meanwhile (empty: all were valid)
+    std::vector<uint64_t> used;     // entries read speculatively (kUnknown: none)
+    std::vector<uint64_t> fetched;  // entries fetched meanwhile (empty: all were valid)
   };
 
   static BlockRange Blocks(uint64_t offset, uint64_t length, uint64_t block_size);
-  bool Valid(int target, uint64_t loc) const {
-    return loc != kUnknown && loc != kUnwrittenBlock && loc >= epochs_[target].start_tail;
+  bool Valid(uint64_t entry) const {
+    return entry != kUnknown && entry != kUnwrittenBlock && EntryVersion(entry) == version_;
   }
   uint64_t& Cached(int target, uint64_t block) { return cache_[target][block]; }
-  Status FetchEntries(int target, uint64_t set, BlockRange r, std::vector<uint64_t>* out);
-  // Resolves each block of r to its current-version location, allocating
+  Status FetchEntries(int target, BlockRange r, std::vector<uint64_t>* out);
+  // Follows the links of entries written after `version` (one round trip
+  // per step back, for all blocks at once).
+  Status ResolveVersion(int target, int64_t version, std::vector<uint64_t>* entries);
+  // Resolves each block of r to its current-version entry, allocating
   // and publishing the blocks first written here (the put protocol's
   // steps 1-3).
   Status Locate(int target, BlockRange r, uint64_t offset, uint64_t length, bool acc,
-                std::vector<uint64_t>* locs);
-  Status Allocate(int target, uint64_t count, uint64_t* first);
-  Status CopyForward(int target, uint64_t old_loc, uint64_t new_loc);
+                std::vector<uint64_t>* entries);
+  Status Allocate(int target, uint64_t count, uint64_t* first_slot);
   // A block a write is the first to touch in this version: its index in
-  // the write's range, its number, its previous version's location, and
-  // whether the write covers it whole (no copy forward needed).
+  // the write's range, its number, the entry it replaces, and whether the
+  // write covers it whole (no copy forward needed).
   struct FirstBlock {
-    uint64_t index, block, old_loc;
+    uint64_t index, block, old_entry;
     bool covered;
   };
+  // Step 2 for the blocks of firsts[pick[k]] going to slots first_slot + k:
+  // their links, and their old bytes where the write does not cover them.
+  Status Prepare(int target, const std::vector<FirstBlock>& firsts,
+                 const std::vector<size_t>& pick, uint64_t first_slot);
   // Steps 1-3 of the put protocol for all first blocks of a write; sets
-  // their entries of locs.
+  // their entries of `entries`.
   Status PublishByCas(int target, const std::vector<FirstBlock>& firsts,
-                      std::vector<uint64_t>* locs);
+                      std::vector<uint64_t>* entries);
   Status PublishByClaims(int target, const std::vector<FirstBlock>& firsts,
-                         std::vector<uint64_t>* locs);
-  Status WaitForPublished(int target, uint64_t block, uint64_t* loc, bool* released);
-  // Moves bytes between the caller's buffer and the blocks at locs, merging
-  // runs of blocks that lie back to back in the log into one access.
+                         std::vector<uint64_t>* entries);
+  Status WaitForPublished(int target, uint64_t block, uint64_t* entry, bool* released);
+  // Moves bytes between the caller's buffer and the blocks of entries,
+  // merging runs of blocks that lie back to back in the log into one
+  // access.
   enum class Move { kRead, kWrite, kAccumulate };
   Status MoveBytes(Move move, int target, uint64_t offset, std::span<uint8_t> buffer,
-                   const std::vector<uint64_t>& locs, std::optional<RmaElement> type,
+                   const std::vector<uint64_t>& entries, std::optional<RmaElement> type,
                    const std::vector<bool>* only);
 
   RmaWindow* window_;
   LogLayout layout_;
   bool use_cas_;
-  std::vector<LogEpoch> epochs_;
-  std::vector<std::vector<uint64_t>> cache_;  // [rank][block] location, kUnknown if none
+  int64_t version_ = 0;
+  std::vector<std::vector<uint64_t>> cache_;  // [rank][block] entry, kUnknown if none
   std::vector<PendingRead> pending_;
-  std::vector<uint8_t> scratch_;  // one block, for copies forward
+  std::vector<uint8_t> scratch_;  // old bytes of first blocks, for copies forward
   LogAccessCounts counts_;
 };
 

@@ -63,7 +63,6 @@ class LogMessageArray final : public VersionedArray {
   LogMessageArray(std::unique_ptr<Comm> comm, Env* env, const VarrayOptions& options,
                   const Geometry& geometry, const LogLayout& layout)
       : VersionedArray(std::move(comm), env, options, geometry),
-        layout_(layout),
         log_(NewLocalRmaWindow(layout.capacity)),
         owner_(log_->local(), layout, local_bytes()),
         server_client_(log_.get(), layout, /*use_cas=*/true) {}
@@ -100,12 +99,12 @@ class LogMessageArray final : public VersionedArray {
                          std::span<uint8_t> into) override {
     return Call(rank, MakeRequest(Op::kGetFrozen, 0, version, offset, into.size(), {}), into);
   }
-  // Every call waits for its reply: nothing is in flight between calls.
-  Status Quiesce() override { return Status::Ok(); }
-
-  Status LocalVersionInc() override {
+  // The server answers with whatever version its log holds: no client may
+  // send a request until every rank's log moved on.
+  bool VersionIncNeedsExclusive() const override { return true; }
+  Status LocalVersionInc(bool) override {
     MutexLock lock(&mu_);
-    return owner_.StartNextVersion([&](int64_t version) -> Status {
+    return owner_.StartNextVersion(/*may_clean=*/true, [&](int64_t version) -> Status {
       mu_.AssertHeld();  // StartNextVersion calls back under the lock above
       if (!draining()) return Status::Ok();
       std::vector<uint8_t> bytes(local_bytes());
@@ -115,14 +114,12 @@ class LogMessageArray final : public VersionedArray {
   }
   Status LocalRestore(int64_t version) override {
     MutexLock lock(&mu_);
-    owner_.RestoreTo(version);
-    return Status::Ok();
+    return owner_.RestoreTo(version);
   }
   Status LocalReload() override {
     MutexLock lock(&mu_);
     return owner_.CheckFormat();
   }
-  Status ShareEpochs() override { return Status::Ok(); }
   int64_t LocalVersion() const override {
     MutexLock lock(&mu_);
     return owner_.version();
@@ -172,11 +169,9 @@ class LogMessageArray final : public VersionedArray {
     std::memcpy(&h, request.data(), sizeof h);
     const auto data = request.subspan(sizeof h);
     MutexLock lock(&mu_);
-    // The server is the only client of its log: the epoch is read from
-    // the log itself, and its cache stays valid within a version.
-    server_client_.SetEpochs({{owner_.Read(LogLayout::kStartTail),
-                               owner_.Read(LogLayout::kGeneration),
-                               owner_.set_of(owner_.version())}});
+    // The server is the only client of its log: the version is read from
+    // the log itself, and its cache stays right (entries carry versions).
+    server_client_.SetVersion(owner_.version());
     switch (h.op) {
       case Op::kPut:
         return server_client_.Write(0, h.offset, data, std::nullopt);
@@ -189,13 +184,12 @@ class LogMessageArray final : public VersionedArray {
         return server_client_.FinishReads();
       case Op::kGetFrozen:
         reply->resize(sizeof(ReplyHeader) + h.length);
-        return server_client_.ReadFrozen(0, owner_.set_of(h.version), h.offset,
+        return server_client_.ReadFrozen(0, h.version, h.offset,
                                          {reply->data() + sizeof(ReplyHeader), h.length});
     }
     return Error(Code::kComm, "unknown varray request {}", static_cast<int>(h.op));
   }
 
-  LogLayout layout_;
   std::unique_ptr<RmaWindow> log_;
   // Guards the log: the server thread's operations and the application
   // thread's collective steps.

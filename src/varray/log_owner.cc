@@ -1,7 +1,7 @@
 #include "varray/log_owner.h"
 
+#include <algorithm>
 #include <cstring>
-#include <unordered_map>
 #include <vector>
 
 namespace cairn {
@@ -17,18 +17,15 @@ void LogOwner::Store(uint64_t offset, uint64_t value) {
 }
 
 void LogOwner::Format(uint64_t lineage) {
-  std::memset(log_.data(), 0, layout_.arena_offset());
-  const uint64_t set = layout_.arena_offset();
-  std::memset(log_.data() + set, 0, layout_.set_bytes());  // every block unwritten
+  // Links and blocks are written when a slot is allocated: only the
+  // header, the claims and the table (every block unwritten) need zeros.
+  std::memset(log_.data(), 0, layout_.links_offset());
   Write(LogLayout::kMagic, LogLayout::kMagicValue);
   Write(LogLayout::kBlocks, layout_.blocks);
   Write(LogLayout::kBlockSize, layout_.block_size);
   Write(LogLayout::kKeep, layout_.keep);
   Write(LogLayout::kCapacity, layout_.capacity);
   Write(LogLayout::kLineage, lineage);
-  Store(layout_.slot_offset(0), set);
-  Write(LogLayout::kTail, set + layout_.set_bytes());
-  Write(LogLayout::kStartTail, set + layout_.set_bytes());
 }
 
 Status LogOwner::CheckFormat() const {
@@ -48,26 +45,35 @@ Status LogOwner::CheckFormat() const {
                    Read(f.word), f.expected);
     }
   }
-  const uint64_t tail = Read(LogLayout::kTail);
-  if (tail < layout_.arena_offset() || tail > layout_.capacity ||
-      Read(LogLayout::kOldest) > Read(LogLayout::kVersion)) {
-    return Error(Code::kCorrupt, "varray log: tail {} or versions {}..{} out of range", tail,
-                 Read(LogLayout::kOldest), Read(LogLayout::kVersion));
+  if (oldest() > version() || version() > LogLayout::kMaxVersion) {
+    return Error(Code::kCorrupt, "varray log: versions {}..{} out of range", oldest(), version());
   }
   return Status::Ok();
 }
 
-uint64_t LogOwner::MemoryBytes() const {
-  // A put past the capacity leaves the tail beyond it (the allocation
-  // failed): the log never holds more than its capacity.
-  return std::min(Read(LogLayout::kTail), layout_.capacity);
+uint64_t LogOwner::BlockBytes(uint64_t block) const {
+  const uint64_t at = block * layout_.block_size;
+  return at >= local_bytes_ ? 0 : std::min(layout_.block_size, local_bytes_ - at);
 }
 
-void LogOwner::ClearClaims() {
-  std::memset(log_.data() + layout_.claims_offset(), 0, 8 * layout_.blocks);
+uint64_t LogOwner::EntryAt(uint64_t block, int64_t v) const {
+  uint64_t e = Entry(block);
+  while (e != kUnwrittenBlock && EntryVersion(e) > v) e = Link(e);
+  return e;
 }
 
-Status LogOwner::StartNextVersion(const std::function<Status(int64_t)>& evict) {
+bool LogOwner::CleaningDue(bool dropped) const {
+  // A put that found the log full left the tail past the last slot.
+  const uint64_t tail = Read(LogLayout::kTail);
+  return tail > layout_.slots || (dropped && tail > layout_.slots / 2);
+}
+
+bool LogOwner::NextVersionNeedsExclusive(bool draining) const {
+  const bool drops = oldest() < version() + 1 - static_cast<int64_t>(layout_.keep);
+  return (drops && draining) || CleaningDue(drops);
+}
+
+Status LogOwner::StartNextVersion(bool may_clean, const std::function<Status(int64_t)>& evict) {
   const int64_t next = version() + 1;
   bool dropped = false;
   if (oldest() < next - static_cast<int64_t>(layout_.keep)) {
@@ -75,79 +81,117 @@ Status LogOwner::StartNextVersion(const std::function<Status(int64_t)>& evict) {
     Write(LogLayout::kOldest, static_cast<uint64_t>(oldest() + 1));
     dropped = true;
   }
-  // A failed put may have left the tail past the capacity: its block was
-  // never published, and cleaning starts the arena afresh.
-  const uint64_t tail = Read(LogLayout::kTail);
-  const bool full = tail > layout_.capacity || layout_.capacity - tail < layout_.set_bytes();
-  const uint64_t arena = layout_.arena_offset();
-  if (full || (dropped && tail - arena > (layout_.capacity - arena) / 2)) Clean();
-  const uint64_t set = Read(LogLayout::kTail);
-  if (set > layout_.capacity || layout_.capacity - set < layout_.set_bytes()) {
-    return Error(Code::kNoSpace,
-                 "varray log full: the kept versions use {} of its {} bytes, no room for "
-                 "version {}'s metadata (raise log_capacity or lower keep)",
-                 set, layout_.capacity, next);
-  }
-  std::memcpy(log_.data() + set, log_.data() + set_of(version()), layout_.set_bytes());
-  Store(layout_.slot_offset(next), set);
-  Write(LogLayout::kTail, set + layout_.set_bytes());
-  Write(LogLayout::kStartTail, set + layout_.set_bytes());
+  if (may_clean && CleaningDue(dropped)) Clean();
+  // Nothing else: the table is the new version's as it stands, and an entry
+  // written before `next` is replaced (not overwritten) by the first put.
   Write(LogLayout::kVersion, static_cast<uint64_t>(next));
-  ClearClaims();
   return Status::Ok();
 }
 
-void LogOwner::RestoreTo(int64_t v) {
-  std::memcpy(log_.data() + set_of(version()), log_.data() + set_of(v), layout_.set_bytes());
-  // Blocks of the current version are no longer referenced; clients must
-  // forget the locations they cached as valid.
-  Write(LogLayout::kGeneration, Read(LogLayout::kGeneration) + 1);
-  ClearClaims();
+Status LogOwner::RestoreTo(int64_t v) {
+  const int64_t open = version();
+  // A block of the open version is overwritten in place; any other block
+  // that differs from v's gets a fresh slot. Counted first, so that a
+  // restore that does not fit changes nothing.
+  auto in_place = [&](uint64_t e) { return e != kUnwrittenBlock && EntryVersion(e) == open; };
+  uint64_t fresh = 0;
+  for (uint64_t b = 0; b < layout_.blocks; ++b) {
+    const uint64_t e = Entry(b);
+    if (e != EntryAt(b, v) && !in_place(e)) ++fresh;
+  }
+  uint64_t tail = Read(LogLayout::kTail);
+  if (tail > layout_.slots || layout_.slots - tail < fresh) {
+    return Error(Code::kNoSpace,
+                 "varray log full: restoring version {} needs {} blocks, {} of the log's {} "
+                 "are free (raise log_capacity or lower keep)",
+                 v, fresh, tail > layout_.slots ? 0 : layout_.slots - tail, layout_.slots);
+  }
+  for (uint64_t b = 0; b < layout_.blocks; ++b) {
+    const uint64_t e = Entry(b);
+    const uint64_t want = EntryAt(b, v);
+    if (e == want) continue;
+    uint64_t target = e;
+    if (!in_place(e)) {
+      target = MakeEntry(open, tail);
+      Store(layout_.link_offset(tail++), e);
+      Store(layout_.entry_offset(b), target);
+      // Claimed in the open version: a later first put must not replace it.
+      Store(layout_.claim_offset(b), static_cast<uint64_t>(open) + 1);
+    }
+    if (want == kUnwrittenBlock) {
+      std::memset(Data(target), 0, layout_.block_size);
+    } else {
+      std::memcpy(Data(target), Data(want), layout_.block_size);
+    }
+  }
+  Write(LogLayout::kTail, tail);
+  return Status::Ok();
 }
 
 void LogOwner::Materialize(int64_t v, std::span<uint8_t> out) const {
-  const uint64_t set = set_of(v);
   for (uint64_t b = 0; b < layout_.blocks; ++b) {
-    const uint64_t at = b * layout_.block_size;
-    if (at >= local_bytes_) break;
-    const uint64_t n = std::min(layout_.block_size, local_bytes_ - at);
-    const uint64_t loc = Load(LogLayout::entry_offset(set, b));
-    if (loc == kUnwrittenBlock) {
-      std::memset(out.data() + at, 0, n);
+    const uint64_t n = BlockBytes(b);
+    if (n == 0) break;
+    uint8_t* to = out.data() + b * layout_.block_size;
+    const uint64_t e = EntryAt(b, v);
+    if (e == kUnwrittenBlock) {
+      std::memset(to, 0, n);
     } else {
-      std::memcpy(out.data() + at, log_.data() + loc, n);
+      std::memcpy(to, Data(e), n);
     }
   }
 }
 
 void LogOwner::Clean() {
-  // The new arena is built aside, then copied over the old one: sets of
-  // the kept versions, oldest first, each followed by the blocks it is the
-  // first to use. Blocks keep their place relative to each other.
-  const uint64_t arena = layout_.arena_offset();
-  std::vector<uint8_t> fresh;
-  fresh.reserve(std::min(Read(LogLayout::kTail), layout_.capacity) - arena);
-  std::unordered_map<uint64_t, uint64_t> moved;  // old block offset -> new
-  for (int64_t v = oldest(); v <= version(); ++v) {
-    const uint64_t old_set = set_of(v);
-    const uint64_t new_set = arena + fresh.size();
-    fresh.resize(fresh.size() + layout_.set_bytes());
-    for (uint64_t b = 0; b < layout_.blocks; ++b) {
-      uint64_t loc = Load(LogLayout::entry_offset(old_set, b));
-      if (loc != kUnwrittenBlock) {
-        auto [it, first] = moved.try_emplace(loc, arena + fresh.size());
-        if (first) {
-          fresh.insert(fresh.end(), log_.data() + loc, log_.data() + loc + layout_.block_size);
-        }
-        loc = it->second;
-      }
-      std::memcpy(fresh.data() + (new_set - arena) + 8 * b, &loc, 8);
+  // The slots some kept version reaches: each block's chain down to the
+  // first entry written at or before the oldest version kept.
+  std::vector<uint64_t> live;
+  for (uint64_t b = 0; b < layout_.blocks; ++b) {
+    for (uint64_t e = Entry(b); e != kUnwrittenBlock; e = Link(e)) {
+      live.push_back(EntrySlot(e));
+      if (EntryVersion(e) <= oldest()) break;
     }
-    Store(layout_.slot_offset(v), new_set);
   }
-  std::memcpy(log_.data() + arena, fresh.data(), fresh.size());
-  Write(LogLayout::kTail, arena + fresh.size());
-  Write(LogLayout::kGeneration, Read(LogLayout::kGeneration) + 1);
+  std::sort(live.begin(), live.end());
+  // The live slots end up in [0, L): those already there stay; those at or
+  // past L (the movers) fill the dead slots below L (the holes), both in
+  // ascending order. Only as many blocks move as there are holes, so a log
+  // whose oldest version was rewritten since moves about that version's
+  // blocks, not the whole log.
+  const uint64_t count = live.size();
+  const uint64_t stay = static_cast<uint64_t>(
+      std::lower_bound(live.begin(), live.end(), count) - live.begin());
+  std::vector<uint64_t> holes;
+  holes.reserve(count - stay);
+  for (uint64_t slot = 0, i = 0; slot < count; ++slot) {
+    if (i < stay && live[i] == slot) {
+      ++i;
+    } else {
+      holes.push_back(slot);
+    }
+  }
+  // A link to a dropped block becomes "unwritten": only versions no longer
+  // kept read through it.
+  auto moved = [&](uint64_t e) {
+    if (e == kUnwrittenBlock) return e;
+    auto it = std::lower_bound(live.begin(), live.end(), EntrySlot(e));
+    if (it == live.end() || *it != EntrySlot(e)) return kUnwrittenBlock;
+    const uint64_t i = static_cast<uint64_t>(it - live.begin());
+    return MakeEntry(EntryVersion(e), i < stay ? live[i] : holes[i - stay]);
+  };
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t from = live[i];
+    const uint64_t to = i < stay ? from : holes[i - stay];
+    Store(layout_.link_offset(to), moved(Load(layout_.link_offset(from))));
+    if (to != from) {
+      std::memcpy(log_.data() + layout_.slot_location(to),
+                  log_.data() + layout_.slot_location(from), layout_.block_size);
+    }
+  }
+  for (uint64_t b = 0; b < layout_.blocks; ++b) {
+    Store(layout_.entry_offset(b), moved(Entry(b)));
+  }
+  Write(LogLayout::kTail, count);
   Write(LogLayout::kCleanings, Read(LogLayout::kCleanings) + 1);
 }
 

@@ -27,8 +27,7 @@ struct LogHarness {
     Refresh();
   }
   void Refresh() {
-    client.SetEpochs({{owner.Read(LogLayout::kStartTail), owner.Read(LogLayout::kGeneration),
-                       owner.set_of(owner.version())}});
+    client.SetVersion(owner.version());
   }
   std::vector<uint8_t> Version(int64_t v) {
     std::vector<uint8_t> out(geometry.local_bytes(0));
@@ -43,12 +42,31 @@ struct LogHarness {
   LogClient client;
 };
 
-TEST(LogOwner, FreshLogReadsZerosAndHoldsOneSet) {
+TEST(LogOwner, FreshLogReadsZerosAndHoldsOnlyItsTable) {
   LogHarness h(4096, 256, 2, 0, true);
   EXPECT_EQ(h.owner.version(), 0);
   EXPECT_EQ(h.Version(0), std::vector<uint8_t>(4096, 0));
-  EXPECT_EQ(h.owner.MemoryBytes(), h.layout.arena_offset() + h.layout.set_bytes());
+  EXPECT_EQ(h.owner.MemoryBytes(), h.layout.links_offset());
   EXPECT_TRUE(h.owner.CheckFormat().ok());
+}
+
+TEST(LogOwner, VersionIncCopiesNoMetadata) {
+  LogHarness h(4096, 256, 8, 0, true);
+  std::vector<uint8_t> all(4096, 1);
+  ASSERT_TRUE(h.client.Write(0, 0, all, std::nullopt).ok());
+  const uint64_t filled = h.owner.MemoryBytes();
+  for (int v = 0; v < 5; ++v) {
+    ASSERT_TRUE(h.owner.StartNextVersion(true, [](int64_t) { return Status::Ok(); }).ok());
+  }
+  EXPECT_EQ(h.owner.MemoryBytes(), filled);  // versions with no puts cost nothing
+  h.Refresh();
+  std::vector<uint8_t> one(8, 2);
+  ASSERT_TRUE(h.client.Write(0, 0, one, std::nullopt).ok());
+  EXPECT_EQ(h.owner.MemoryBytes(), filled + 8 + 256);  // one block and its link
+  std::vector<uint8_t> expected = all;
+  std::memset(expected.data(), 2, 8);
+  EXPECT_EQ(h.Version(5), expected);
+  for (int64_t v = 0; v < 5; ++v) EXPECT_EQ(h.Version(v), all) << "version " << v;
 }
 
 TEST(LogOwner, FirstPutAllocatesOverwriteWritesInPlace) {
@@ -56,7 +74,7 @@ TEST(LogOwner, FirstPutAllocatesOverwriteWritesInPlace) {
   std::vector<uint8_t> a(100, 7), b(100, 9);
   ASSERT_TRUE(h.client.Write(0, 10, a, std::nullopt).ok());
   const uint64_t after_first = h.owner.MemoryBytes();
-  EXPECT_EQ(after_first, h.layout.arena_offset() + h.layout.set_bytes() + 256);
+  EXPECT_EQ(after_first, h.layout.links_offset() + 8 + 256);
   ASSERT_TRUE(h.client.Write(0, 50, b, std::nullopt).ok());
   EXPECT_EQ(h.owner.MemoryBytes(), after_first);  // the same block, in place
   EXPECT_EQ(h.client.counts().put_first, 1u);
@@ -107,7 +125,7 @@ void RunAgainstModel(bool use_cas, uint64_t capacity, uint32_t seed) {
       }
     }
     model[version] = current;
-    ASSERT_TRUE(h.owner.StartNextVersion([&](int64_t v) {
+    ASSERT_TRUE(h.owner.StartNextVersion(true, [&](int64_t v) {
       evicted.push_back(v);
       return Status::Ok();
     }).ok());
@@ -125,22 +143,21 @@ void RunAgainstModel(bool use_cas, uint64_t capacity, uint32_t seed) {
 TEST(LogOwner, MatchesModelWithCompareAndSwap) { RunAgainstModel(true, 0, 1234); }
 TEST(LogOwner, MatchesModelWithClaimWords) { RunAgainstModel(false, 0, 5678); }
 TEST(LogOwner, MatchesModelInATightLog) {
-  // Room for the structures, five sets and 160 blocks, of which the four
-  // versions kept may use up to 118 (the array's 64 and 18 new in each of
-  // the three newer versions): cleaning at almost every version_inc.
+  // Room for 160 blocks, of which the four versions kept may use up to 136
+  // (the array's 64 and up to 24 new in each of the three newer versions),
+  // leaving the open version its 24: cleaning at almost every version_inc.
   Geometry g = *Geometry::Make(1024, 8, 128, 1);
-  LogLayout l = LogLayout::For(g, 3, 0);
-  RunAgainstModel(true, l.arena_offset() + 5 * l.set_bytes() + 160 * 128, 91);
+  RunAgainstModel(true, LogLayout::CapacityFor(g, 160), 91);
 }
 
 TEST(LogOwner, RestoreRollsTheOpenVersionBack) {
   LogHarness h(4096, 256, 4, 0, true);
   std::vector<uint8_t> a(4096, 1), b(512, 2);
   ASSERT_TRUE(h.client.Write(0, 0, a, std::nullopt).ok());
-  ASSERT_TRUE(h.owner.StartNextVersion([](int64_t) { return Status::Ok(); }).ok());
+  ASSERT_TRUE(h.owner.StartNextVersion(true, [](int64_t) { return Status::Ok(); }).ok());
   h.Refresh();
   ASSERT_TRUE(h.client.Write(0, 256, b, std::nullopt).ok());
-  h.owner.RestoreTo(0);
+  ASSERT_TRUE(h.owner.RestoreTo(0).ok());
   h.Refresh();
   EXPECT_EQ(h.Version(1), a);
   // A put after the restore copies the restored block, not the dropped one.
@@ -151,16 +168,33 @@ TEST(LogOwner, RestoreRollsTheOpenVersionBack) {
   EXPECT_EQ(h.Version(1), expected);
 }
 
+TEST(LogOwner, RestoreThatDoesNotFitChangesNothing) {
+  Geometry g = *Geometry::Make(512, 8, 128, 1);
+  LogHarness h(4096, 128, 4, LogLayout::CapacityFor(g, 40), true);
+  std::vector<uint8_t> a(4096, 1), b(1024, 2);
+  ASSERT_TRUE(h.client.Write(0, 0, a, std::nullopt).ok());  // 32 slots
+  ASSERT_TRUE(h.owner.StartNextVersion(true, [](int64_t) { return Status::Ok(); }).ok());
+  h.Refresh();
+  ASSERT_TRUE(h.client.Write(0, 0, b, std::nullopt).ok());  // 8 more: the log is full
+  ASSERT_TRUE(h.owner.StartNextVersion(true, [](int64_t) { return Status::Ok(); }).ok());
+  const std::vector<uint8_t> open = h.Version(2);
+  // Blocks 0-7 of version 2 were written in version 1: each needs a slot.
+  Status s = h.owner.RestoreTo(0);
+  EXPECT_EQ(s.code(), Code::kNoSpace);
+  EXPECT_NE(s.message().find("needs 8 blocks"), std::string::npos) << s.message();
+  EXPECT_EQ(h.Version(2), open);
+  EXPECT_EQ(h.Version(0), a);
+}
+
 TEST(LogOwner, FullLogIsNoSpaceNamingTheRank) {
   Geometry g = *Geometry::Make(512, 8, 128, 1);
-  LogLayout l = LogLayout::For(g, 1, 0);
-  LogHarness h(4096, 128, 1, l.arena_offset() + 3 * l.set_bytes() + 2 * 128, true);
+  LogHarness h(4096, 128, 1, LogLayout::CapacityFor(g, 2), true);
   std::vector<uint8_t> all(4096, 5);
   Status s = h.client.Write(0, 0, all, std::nullopt);
   EXPECT_EQ(s.code(), Code::kNoSpace);
   EXPECT_NE(s.message().find("rank 0"), std::string::npos) << s.message();
   // The failed allocation is forgotten at the next version_inc.
-  EXPECT_TRUE(h.owner.StartNextVersion([](int64_t) { return Status::Ok(); }).ok());
+  EXPECT_TRUE(h.owner.StartNextVersion(true, [](int64_t) { return Status::Ok(); }).ok());
 }
 
 }  // namespace

@@ -14,7 +14,6 @@ class LogRmaArray final : public VersionedArray {
               const LogLayout& layout)
       : VersionedArray(std::move(comm), env, options, geometry),
         window_(std::move(window)),
-        layout_(layout),
         owner_(window_->local(), layout, local_bytes()),
         client_(window_.get(), layout, use_cas),
         use_cas_(use_cas) {}
@@ -26,7 +25,7 @@ class LogRmaArray final : public VersionedArray {
     owner_.Format(lineage);
     CAIRN_RETURN_IF_ERROR(window_->SyncLocal());
     CAIRN_RETURN_IF_ERROR(comm().Barrier());
-    CAIRN_RETURN_IF_ERROR(ShareEpochs());
+    client_.SetVersion(owner_.version());
     return Start();
   }
 
@@ -44,45 +43,39 @@ class LogRmaArray final : public VersionedArray {
   bool reads_pending() const override { return client_.reads_pending(); }
   Status ReadFrozenPiece(int rank, int64_t version, uint64_t offset,
                          std::span<uint8_t> into) override {
-    // Frozen sets never change until the version leaves memory, which only
-    // a collective call does: the set's offset is read once per access.
-    CAIRN_ASSIGN_OR_RETURN(uint64_t set, window_->AtomicLoad(rank, layout_.slot_offset(version)));
-    return client_.ReadFrozen(rank, set, offset, into);
+    return client_.ReadFrozen(rank, version, offset, into);
   }
-  Status Quiesce() override { return window_->FlushAll(); }
-
-  Status LocalVersionInc() override {
-    return OnOwnLog([&] {
-      return owner_.StartNextVersion([&](int64_t version) -> Status {
+  bool VersionIncNeedsExclusive() const override {
+    // The tail as clients' fetch-and-adds left it (MPI_Win_sync); puts
+    // still landing are judged at the next version_inc.
+    if (!window_->SyncLocal().ok()) return true;
+    return owner_.NextVersionNeedsExclusive(draining());
+  }
+  // Without exclusive access the owner only moves its version words, which
+  // no client reads: clients go on with the next version at once.
+  Status LocalVersionInc(bool exclusive) override {
+    auto step = [&] {
+      return owner_.StartNextVersion(exclusive, [&](int64_t version) -> Status {
         if (!draining()) return Status::Ok();
         std::vector<uint8_t> bytes(local_bytes());
         owner_.Materialize(version, bytes);
         return Evict(version, std::move(bytes));
       });
-    });
+    };
+    Status s = exclusive ? OnOwnLog(step) : step();
+    client_.SetVersion(owner_.version());
+    return s;
   }
   Status LocalRestore(int64_t version) override {
-    return OnOwnLog([&] {
-      owner_.RestoreTo(version);
-      return Status::Ok();
-    });
+    return OnOwnLog([&] { return owner_.RestoreTo(version); });
   }
-  Status LocalReload() override { return OnOwnLog([&] { return owner_.CheckFormat(); }); }
-
-  Status ShareEpochs() override {
-    const std::vector<int64_t> mine = {
-        static_cast<int64_t>(owner_.Read(LogLayout::kStartTail)),
-        static_cast<int64_t>(owner_.Read(LogLayout::kGeneration)),
-        static_cast<int64_t>(owner_.set_of(owner_.version()))};
-    CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> all, comm().AllgatherWords(mine));
-    std::vector<LogEpoch> epochs(static_cast<size_t>(comm().size()));
-    for (size_t r = 0; r < epochs.size(); ++r) {
-      epochs[r] = {static_cast<uint64_t>(all[3 * r]), static_cast<uint64_t>(all[3 * r + 1]),
-                   static_cast<uint64_t>(all[3 * r + 2])};
-    }
-    client_.SetEpochs(std::move(epochs));
+  Status LocalReload() override {
+    CAIRN_RETURN_IF_ERROR(OnOwnLog([&] { return owner_.CheckFormat(); }));
+    client_.ForgetCache();
+    client_.SetVersion(owner_.version());
     return Status::Ok();
   }
+
   int64_t LocalVersion() const override { return owner_.version(); }
   int64_t LocalOldest() const override { return owner_.oldest(); }
   uint64_t lineage() const override { return owner_.Read(LogLayout::kLineage); }
@@ -109,7 +102,6 @@ class LogRmaArray final : public VersionedArray {
   }
 
   std::unique_ptr<RmaWindow> window_;
-  LogLayout layout_;
   LogOwner owner_;
   LogClient client_;
   bool use_cas_;

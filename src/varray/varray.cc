@@ -70,11 +70,13 @@ Result<std::unique_ptr<VersionedArray>> VersionedArray::Create(std::unique_ptr<C
                                       comm->size());
   Status valid = g.ok() ? CheckOptions(options) : g.status();
   if (g.ok() && valid.ok() && options.log_capacity != 0 && options.kind != VarrayKind::kFlat) {
-    const LogLayout min = LogLayout::For(*g, options.keep, 0);
-    if (options.log_capacity < min.arena_offset() + 2 * min.set_bytes()) {
+    const LogLayout l = LogLayout::For(*g, options.keep, options.log_capacity);
+    if (l.slots < l.blocks) {
       valid = Error(Code::kInvalidArgument,
-                    "varray '{}': log_capacity {} cannot hold two metadata sets ({} bytes)",
-                    options.name, options.log_capacity, min.arena_offset() + 2 * min.set_bytes());
+                    "varray '{}': log_capacity {} holds {} blocks, fewer than one copy of the "
+                    "partition ({} blocks: at least {} bytes)",
+                    options.name, options.log_capacity, l.slots, l.blocks,
+                    LogLayout::CapacityFor(*g, l.blocks));
     }
   }
   CAIRN_RETURN_IF_ERROR(comm->Agree(valid.Annotate("varray_create")));
@@ -177,21 +179,33 @@ Status VersionedArray::GetVersion(int64_t version, uint64_t index, uint64_t coun
 }
 
 template <typename Step>
-Status VersionedArray::Collective(const char* what, bool check_versions, Step&& step) {
+Status VersionedArray::Collective(const char* what, bool check_versions, bool exclusive,
+                                  Step&& step) {
+  auto context = [&] { return fmt::format("varray '{}': {}", options_.name, what); };
   Status ready;
   if (closed_) ready = Error(Code::kInvalidArgument, "after close");
   if (ready.ok() && reads_pending()) {
     ready = Error(Code::kInvalidArgument, "gets are outstanding: call wait first");
   }
-  // Each rank completes its own accesses first; the agreement is an
-  // allreduce, so once it returns no access to any rank's memory is in
-  // flight and the local step may run.
-  if (ready.ok()) ready = Quiesce();
-  const std::string context = fmt::format("varray '{}': {}", options_.name, what);
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(ready.Annotate(context)));
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(step().Annotate(context)));
-  CAIRN_RETURN_IF_ERROR(ShareEpochs());
-  if (check_versions) return LearnVersions(context);
+  // Every access of this rank is complete already (put and acc on return,
+  // get at wait, checked above; frozen reads block), in every
+  // implementation. The agreement is an allreduce, so once it returns no
+  // access to any rank's memory is in flight and the local step may run.
+  // It carries whether some rank's step needs the others kept off until
+  // it is done.
+  std::vector<int64_t>& words = step_words_;
+  words = {ready.ok() ? 0 : 1, exclusive ? 1 : 0};  // in place: no allocation per version
+  CAIRN_RETURN_IF_ERROR(comm_->AllreduceMax(words));
+  // Some rank failed: the agreement names it, on every rank.
+  if (words[0] != 0) return comm_->Agree(ready.Annotate(context()));
+  Status stepped = step(words[1] != 0);
+  if (words[1] != 0) {
+    CAIRN_RETURN_IF_ERROR(comm_->Agree(stepped.Annotate(context())));
+  } else if (!stepped.ok()) {
+    // A step without exclusive access cannot fail (LocalVersionInc).
+    return Error(Code::kInternal, "{}: {}", context(), stepped.ToString());
+  }
+  if (check_versions) return LearnVersions(context());
   // version_inc and restore leave every rank at the same versions.
   version_ = LocalVersion();
   oldest_ = LocalOldest();
@@ -216,11 +230,17 @@ Status VersionedArray::LearnVersions(const std::string& context) {
 }
 
 Status VersionedArray::VersionInc() {
-  return Collective("version_inc", false, [&] { return LocalVersionInc(); });
+  // Every rank holds the same version: every rank fails alike, alone.
+  if (version_ >= LogLayout::kMaxVersion) {
+    return Error(Code::kInvalidArgument, "varray '{}': version_inc past version {}, the last",
+                 options_.name, LogLayout::kMaxVersion);
+  }
+  return Collective("version_inc", false, !closed_ && VersionIncNeedsExclusive(),
+                    [&](bool exclusive) { return LocalVersionInc(exclusive); });
 }
 
 Status VersionedArray::Restore(int64_t version) {
-  return Collective("restore", false, [&]() -> Status {
+  return Collective("restore", false, true, [&](bool) -> Status {
     if (version < oldest_ || version >= version_) {
       return Error(Code::kNotFound,
                    "version {} is not a kept frozen version (versions {}..{} are kept in memory)",
@@ -232,7 +252,7 @@ Status VersionedArray::Restore(int64_t version) {
 
 Status VersionedArray::Reload() {
   if (drain_) CAIRN_RETURN_IF_ERROR(WaitDrains());
-  CAIRN_RETURN_IF_ERROR(Collective("reload", true, [&] { return LocalReload(); }));
+  CAIRN_RETURN_IF_ERROR(Collective("reload", true, true, [&](bool) { return LocalReload(); }));
   return StartDrain();
 }
 

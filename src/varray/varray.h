@@ -123,15 +123,17 @@ class VersionedArray {
   virtual bool reads_pending() const = 0;
   virtual Status ReadFrozenPiece(int rank, int64_t version, uint64_t offset,
                                  std::span<uint8_t> into) = 0;
-  // Completes this rank's accesses (called on all ranks before the
-  // agreement that starts a local step).
-  virtual Status Quiesce() = 0;
-  // Local steps, run by every rank while no rank accesses the array.
-  virtual Status LocalVersionInc() = 0;
+  // Whether this rank's next LocalVersionInc touches memory other ranks
+  // access (then every rank waits until all are done before accessing
+  // the array again); if no rank's does, version_inc is one agreement.
+  virtual bool VersionIncNeedsExclusive() const = 0;
+  // Local steps, run by every rank once every rank completed its accesses.
+  // exclusive: no rank accesses the array until every rank's step is done
+  // (always so for restore and reload). A step run without it must not
+  // fail and must touch nothing other ranks access.
+  virtual Status LocalVersionInc(bool exclusive) = 0;
   virtual Status LocalRestore(int64_t version) = 0;
   virtual Status LocalReload() = 0;
-  // Collective: what clients must learn after a local step.
-  virtual Status ShareEpochs() = 0;
   virtual int64_t LocalVersion() const = 0;
   virtual int64_t LocalOldest() const = 0;
   virtual uint64_t lineage() const = 0;
@@ -164,10 +166,11 @@ class VersionedArray {
 
  private:
   Status CheckRange(const char* what, uint64_t index, uint64_t count, const void* buffer) const;
-  // Runs a collective local step: complete accesses, agree, step, agree,
-  // share epochs, learn the versions (checked over ranks if check_versions).
+  // Runs a collective local step: agree (on success and
+  // on whether any rank needs exclusive access), step, agree again when
+  // exclusive, learn the versions (checked over ranks if check_versions).
   template <typename Step>
-  Status Collective(const char* what, bool check_versions, Step&& step);
+  Status Collective(const char* what, bool check_versions, bool exclusive, Step&& step);
   Status LearnVersions(const std::string& context);
 
   std::unique_ptr<Comm> comm_;
@@ -178,6 +181,7 @@ class VersionedArray {
   int64_t oldest_ = 0;
   std::unique_ptr<VersionDrain> drain_;
   bool closed_ = false;
+  std::vector<int64_t> step_words_ = std::vector<int64_t>(2);  // Collective's allreduce
 };
 
 // The implementations' factories (log_rma_array.cc, log_msg_array.cc,

@@ -3,6 +3,7 @@
 // promises, restore, draining and reading back, and reload of a state
 // copied out and back as a checkpoint restart does.
 #include "varray/varray.h"
+#include "varray/varray_test_names.h"
 
 #include <cstring>
 #include <map>
@@ -169,11 +170,7 @@ TEST_P(EveryKind, ReloadTakesARestoredState) {
 INSTANTIATE_TEST_SUITE_P(Varray, EveryKind,
                          testing::Values(VarrayKind::kLogRma, VarrayKind::kLogMessage,
                                          VarrayKind::kFlat),
-                         [](const auto& info) {
-                           std::string name = VarrayKindName(info.param);
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         VarrayKindTestName);
 
 TEST(Varray, BadOptionsAreNamed) {
   VarrayOptions o = Options(VarrayKind::kLogRma);

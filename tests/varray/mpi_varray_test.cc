@@ -6,7 +6,8 @@
 // in a small log under load; the three implementations end with the same
 // bytes; and the compare-and-swap hazard of Open MPI 4.x is detected (the
 // test runs under plain mpirun, where MPI_Compare_and_swap would crash).
-// Its own main: MPI_THREAD_MULTIPLE, for the message protocol's servers.
+// MPI starts with MPI_THREAD_MULTIPLE, for the message protocol's servers
+// (tests/mpi_test_main.h).
 #include <mpi.h>
 
 #include <cstdio>
@@ -17,23 +18,17 @@
 #include <gtest/gtest.h>
 
 #include "comm/mpi_comm.h"
+#include "mpi_test_main.h"
 #include "varray/varray.h"
+#include "varray/varray_test_names.h"
 
 namespace cairn {
 namespace {
 
 constexpr uint32_t kSeed = 20261124;
 
-int Rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int Size() {
-  int s = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using cairn_test::Rank;
+using cairn_test::Size;
 
 std::unique_ptr<VersionedArray> Make(const VarrayOptions& o) {
   auto comm = NewMpiComm(MPI_COMM_WORLD, 0);
@@ -166,11 +161,7 @@ TEST_P(EveryKind, RestoreRollsEveryRankBack) {
 INSTANTIATE_TEST_SUITE_P(Mpi, EveryKind,
                          testing::Values(VarrayKind::kLogRma, VarrayKind::kLogMessage,
                                          VarrayKind::kFlat),
-                         [](const auto& info) {
-                           std::string name = VarrayKindName(info.param);
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         VarrayKindTestName);
 
 TEST(Varray, ThreeImplementationsAgree) {
   std::vector<std::vector<uint64_t>> ends;
@@ -187,12 +178,10 @@ TEST(Varray, CleaningUnderLoadKeepsEveryKeptVersion) {
   VarrayOptions o = Options(VarrayKind::kLogRma, 600 * static_cast<uint64_t>(Size()) + kAccElems + kMaxShift);
   o.keep = 2;
   const Geometry g = *Geometry::Make(o.length, 8, o.block_size, Size());
-  const LogLayout l = LogLayout::For(g, o.keep, 0);
-  // The structures, keep + 2 sets and 3 partitions' worth of blocks: the
-  // three versions kept use at most the partition (44 blocks) and 33 new
-  // blocks each for the two newer ones, so cleaning runs about every
-  // other version_inc.
-  o.log_capacity = l.arena_offset() + (o.keep + 2) * l.set_bytes() + 3 * l.blocks * 128;
+  // 3 partitions' worth of blocks: the three versions kept use at most
+  // the partition (44 blocks) and the blocks the two newer ones rewrote,
+  // so cleaning runs about every other version_inc.
+  o.log_capacity = LogLayout::CapacityFor(g, 3 * g.blocks_per_rank());
   auto a = Make(o);
   ASSERT_NE(a, nullptr);
   RunHistory(*a, 16);
@@ -247,17 +236,3 @@ TEST(Varray, CollectiveErrorsReachEveryRank) {
 
 }  // namespace
 }  // namespace cairn
-
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  ::testing::InitGoogleTest(&argc, argv);
-  if (cairn::Rank() != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int failed = RUN_ALL_TESTS();
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return failed;
-}

@@ -376,6 +376,7 @@ Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) 
   CheckpointReport report;
   report.version = version;
   Status s = PlaceAndCommit(name, version, force, &report);
+  changed_pages_.clear();  // the notes were for this call only
   controller_->LeaveCheckpoint();
   report.seconds = clock_->MonotonicSeconds() - start;
   // A version that failed may be gone on some rank: the next one must not
@@ -404,7 +405,7 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
     Log(LogLevel::kInfo, "checkpoint '{}' version {} skipped: {}", name, version, report->reason);
     return Status::Ok();
   }
-  CAIRN_RETURN_IF_ERROR(PlanDedup(version));
+  CAIRN_RETURN_IF_ERROR(PlanDedup(name, version));
   TierKind kind = TierFor(report->placement);
   if (kind == TierKind::kMemory) {
     // A full memory tier sends the version straight to the next tier,

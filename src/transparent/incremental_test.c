@@ -1,0 +1,162 @@
+/* Incremental versions of a preloaded heap (label transparent; run by
+ * incremental_test.sh under libcairn_intercept.so, once per tracking
+ * method). The program allocates with malloc, writes a few known pages
+ * between signal-requested checkpoints, and reads cairn_last_checkpoint
+ * (it links libcairn for that alone) to check that each version hashed
+ * only the heap pages written since the previous one, plus the untracked
+ * stack and data. With TEST_CRASH set, it kills itself after version 2;
+ * the same command without it restarts from version 2 in MPI_Init, checks
+ * every byte of the restored heap, and goes on to versions 3 (the first
+ * after a restart: every page hashed) and 4 (incremental again).
+ *
+ * Between two checkpoints the program does nothing but the writes it
+ * counts: no stdio (its buffers live in the heap), no allocation. */
+#include <mpi.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cairn/cairn.h"
+
+enum { kPage = 4096, kPages = 512, kGrownPages = 300 };
+
+static int rank;
+static uint8_t *heap;   /* kPages pages */
+static uint8_t *grown;  /* kGrownPages pages, allocated before version 2 */
+static int stamps;      /* writes made so far: the content is a function of them */
+
+static void fail(const char *what, long long got, long long want) {
+  fprintf(stderr, "FAIL rank %d: %s: %lld, expected %lld\n", rank, what, got, want);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* The byte `at` of page `page` after every stamp up to `stamps`. */
+static uint8_t Expected(int page, int at, int upto) {
+  uint8_t b = (uint8_t)(page * 7 + rank * 13 + at);
+  /* stamp s wrote page (s * 37) % kPages with s + 1 in its first bytes */
+  for (int s = 0; s < upto; ++s) {
+    if ((s * 37) % kPages == page && at < 8) b = (uint8_t)(s + 1 + at);
+  }
+  return b;
+}
+
+static void Fill(uint8_t *p, int pages, int salt) {
+  for (int page = 0; page < pages; ++page) {
+    for (int at = 0; at < kPage; ++at) p[(size_t)page * kPage + at] = (uint8_t)(page * 7 + rank * 13 + at + salt);
+  }
+}
+
+/* Writes `count` more stamps: each dirties exactly one page of heap. */
+static void Stamp(int count) {
+  for (int i = 0; i < count; ++i, ++stamps) {
+    uint8_t *p = heap + (size_t)((stamps * 37) % kPages) * kPage;
+    for (int at = 0; at < 8; ++at) p[at] = (uint8_t)(stamps + 1 + at);
+  }
+}
+
+static void CheckContents(void) {
+  for (int page = 0; page < kPages; ++page) {
+    for (int at = 0; at < kPage; ++at) {
+      uint8_t want = Expected(page, at, stamps);
+      if (heap[(size_t)page * kPage + at] != want) fail("heap byte differs at page", page, -1);
+    }
+  }
+  if (grown == NULL) return;
+  for (int page = 0; page < kGrownPages; ++page) {
+    for (int at = 0; at < kPage; ++at) {
+      if (grown[(size_t)page * kPage + at] != (uint8_t)(page * 7 + rank * 13 + at + 5)) {
+        fail("grown byte differs at page", page, -1);
+      }
+    }
+  }
+}
+
+/* Asks for a checkpoint and reaches the safe point that takes it. */
+static void Checkpoint(void) {
+  raise(SIGUSR1);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* What version `version` did, checked. written: the heap pages the
+ * program wrote since the previous version (-1: every heap page, the
+ * first version of a run). grew: the heap grew since, by at least the
+ * pages written beyond the old end (counted in written then). */
+static void CheckVersion(int version, long long written, int grew) {
+  cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
+  int rc = cairn_last_checkpoint(&info);
+  if (rc == CAIRN_E_NOT_FOUND && getenv("TEST_RESUMED") != NULL) return;  /* resumed here */
+  if (rc != CAIRN_SUCCESS) fail("cairn_last_checkpoint", rc, 0);
+  if (info.version != version) fail("version", info.version, version);
+  const char *want_method = getenv("TEST_TRACKING");
+  if (strcmp(want_method, "auto") != 0 && strcmp(info.tracking, want_method) != 0) {
+    fail("tracking method differs", 0, 1);
+  }
+  unsigned long long view = info.pages_unique + info.pages_local_dup + info.pages_remote_ref +
+                            info.pages_unchanged;
+  unsigned long long untracked = view - info.pages_total;  /* main's stack, the program's data */
+  int tracked = strcmp(info.tracking, "none") != 0;
+  if (written < 0 || !tracked) {
+    if (info.pages_hashed != view) fail("pages hashed (all)", (long long)info.pages_hashed, (long long)view);
+  } else {
+    /* The allocator's bookkeeping pages count too when the heap grew. */
+    if (grew ? (long long)info.pages_written < written || (long long)info.pages_written > written + 2
+             : (long long)info.pages_written != written) {
+      fail("heap pages written", (long long)info.pages_written, written);
+    }
+    if (info.pages_hashed != info.pages_written + untracked) {
+      fail("pages hashed", (long long)info.pages_hashed, (long long)(info.pages_written + untracked));
+    }
+    /* Clean heap pages are references to the previous version, never stored. */
+    if (info.pages_unchanged < info.pages_total - info.pages_written) {
+      fail("pages unchanged", (long long)info.pages_unchanged,
+           (long long)(info.pages_total - info.pages_written));
+    }
+  }
+  if (info.pages_unique > info.pages_hashed) {
+    fail("pages stored beyond those hashed", (long long)info.pages_unique, (long long)info.pages_hashed);
+  }
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  heap = malloc((size_t)kPages * kPage);
+  if (heap == NULL) fail("malloc", 0, 1);
+  Fill(heap, kPages, 0);
+  Checkpoint();  /* version 0: the first, every page hashed */
+  CheckVersion(0, -1, 0);
+
+  Stamp(3);
+  Checkpoint();  /* version 1: three pages */
+  CheckVersion(1, 3, 0);
+  CheckContents();
+
+  grown = malloc((size_t)kGrownPages * kPage);  /* the heap grows */
+  if (grown == NULL) fail("malloc", 0, 1);
+  Fill(grown, kGrownPages, 5);
+  Stamp(1);
+  Checkpoint();  /* version 2: the new pages and one more */
+  CheckVersion(2, kGrownPages + 1, 1);
+  CheckContents();
+  if (getenv("TEST_CRASH") != NULL) raise(SIGKILL);
+
+  /* A restarted run resumes here, from version 2. */
+  Stamp(2);
+  Checkpoint();  /* version 3: after a restart every page is hashed again */
+  CheckVersion(3, getenv("TEST_RESUMED") != NULL ? -1 : 2, 0);
+  CheckContents();
+
+  Stamp(4);
+  Checkpoint();  /* version 4: incremental again */
+  CheckVersion(4, 4, 0);
+  CheckContents();
+
+  printf("PASS rank %d: %d stamps\n", rank, stamps);
+  MPI_Finalize();
+  return 0;
+}

@@ -87,7 +87,6 @@ static void Checkpoint(void) {
 static void CheckVersion(int version, long long written, int grew) {
   cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
   int rc = cairn_last_checkpoint(&info);
-  if (rc == CAIRN_E_NOT_FOUND && getenv("TEST_RESUMED") != NULL) return;  /* resumed here */
   if (rc != CAIRN_SUCCESS) fail("cairn_last_checkpoint", rc, 0);
   if (info.version != version) fail("version", info.version, version);
   const char *want_method = getenv("TEST_TRACKING");
@@ -141,11 +140,13 @@ int main(int argc, char **argv) {
   Fill(grown, kGrownPages, 5);
   Stamp(1);
   Checkpoint();  /* version 2: the new pages and one more */
-  CheckVersion(2, kGrownPages + 1, 1);
+  /* A restarted run resumes here, from version 2: its own run has made no
+   * checkpoint yet (and a failing Cairn call would allocate in the heap,
+   * from this thread, adding written pages). */
+  if (getenv("TEST_RESUMED") == NULL) CheckVersion(2, kGrownPages + 1, 1);
   CheckContents();
   if (getenv("TEST_CRASH") != NULL) raise(SIGKILL);
 
-  /* A restarted run resumes here, from version 2. */
   Stamp(2);
   Checkpoint();  /* version 3: after a restart every page is hashed again */
   CheckVersion(3, getenv("TEST_RESUMED") != NULL ? -1 : 2, 0);

@@ -163,7 +163,7 @@ bool DedupModeGiven() {
   auto text = PosixEnv()->ReadFileUpTo(path, kMaxConfigFileBytes);
   if (!text.ok()) return false;  // LoadConfig has said why
   try {
-    toml::table table = toml::parse(*text, path);
+    toml::table table = toml::parse(*text, std::string_view(path));
     return table["dedup"]["mode"].is_value();
   } catch (const toml::parse_error&) {
     return false;  // LoadConfig has said why

@@ -335,8 +335,6 @@ Status TransparentRuntime::WriteImage(int64_t version) {
   rc = WithDataRegions(DataRegions(g_image), &cairn_checkpoint, DataName().c_str(), v);
   if (rc != CAIRN_SUCCESS) return CairnError(rc, "checkpointing the heap, stack and data");
   AfterDataCheckpoint(version);
-  Log(LogLevel::kInfo, "transparent mode: version {} in {} ({} heap bytes, {} stack bytes)", v,
-      safe_point_, g_image.heap_bytes, g_image.stack.bytes());
   return Status::Ok();
 }
 
@@ -453,6 +451,11 @@ void TransparentRuntime::AfterDataCheckpoint(int64_t version) {
   if (cairn_last_checkpoint(&info) != CAIRN_SUCCESS || info.version != version || info.skipped) {
     return;  // nothing new was stored: the pages stay unsaved
   }
+  Log(LogLevel::kInfo,
+      "transparent mode: version {} in {} ({} heap bytes, {} stack bytes): {} pages hashed in "
+      "{:.6f} s, {} stored, {} unchanged",
+      version, safe_point_, g_image.heap_bytes, g_image.stack.bytes(), info.pages_hashed,
+      info.dedup_hash_seconds, info.pages_unique, info.pages_unchanged);
   saved_version_ = version;
   unsaved_pages_.runs.clear();
   unsaved_known_ = tracker_ != nullptr;

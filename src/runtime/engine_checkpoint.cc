@@ -370,13 +370,17 @@ Status Engine::MakeRoomOnTier(TierKind kind, const std::string& name, uint64_t n
 }
 
 Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) {
+  // Changed-page notes are for this call only, whatever becomes of it.
+  struct ForgetNotes {
+    ChangedPagesByRegion& notes;
+    ~ForgetNotes() { notes.clear(); }
+  } forget_notes{changed_pages_};
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
   double start = clock_->MonotonicSeconds();
   controller_->EnterCheckpoint();
   CheckpointReport report;
   report.version = version;
   Status s = PlaceAndCommit(name, version, force, &report);
-  changed_pages_.clear();  // the notes were for this call only
   controller_->LeaveCheckpoint();
   report.seconds = clock_->MonotonicSeconds() - start;
   // A version that failed may be gone on some rank: the next one must not

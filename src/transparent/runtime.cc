@@ -402,9 +402,11 @@ void TransparentRuntime::NoteWrittenPages(size_t heap_bytes) {
                       : Error(Code::kUnsupported, "no tracker");
   if (s.ok()) {
     const uint64_t tracked_pages = tracked_bytes_ / kPage;
-    DirtyPageSet beyond;  // grown past the window: not tracked, so written
-    for (uint64_t p = tracked_pages; p < heap_pages; ++p) beyond.Add(p);
-    collected.Merge(beyond);
+    if (heap_pages > tracked_pages) {
+      DirtyPageSet beyond;  // grown past the window: not tracked, so written
+      beyond.runs.push_back({tracked_pages, heap_pages - tracked_pages});
+      collected.Merge(beyond);
+    }
     unsaved_pages_.Merge(collected);
   } else {
     Log(LogLevel::kWarn, "transparent mode: dirty-page tracking failed, hashing every page: {}",

@@ -6,9 +6,11 @@
 #include <mpi.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <toml++/toml.h>
@@ -400,7 +402,13 @@ void TransparentRuntime::NoteWrittenPages(size_t heap_bytes) {
   DirtyPageSet collected;
   Status s = tracker_ ? tracker_->Collect(&collected)
                       : Error(Code::kUnsupported, "no tracker");
+  DirtyPageSet mpi_writes;
+  {
+    MutexLock lock(&mpi_writes_mu_);
+    std::swap(mpi_writes, mpi_writes_);
+  }
   if (s.ok()) {
+    collected.Merge(mpi_writes);
     const uint64_t tracked_pages = tracked_bytes_ / kPage;
     if (heap_pages > tracked_pages) {
       DirtyPageSet beyond;  // grown past the window: not tracked, so written
@@ -428,6 +436,22 @@ void TransparentRuntime::NoteWrittenPages(size_t heap_bytes) {
       written, heap_pages, saved_version_, method);
   Status widened = TrackWindow(heap_bytes);
   if (!widened.ok()) Log(LogLevel::kWarn, "transparent mode: {}", widened.ToString());
+}
+
+void TransparentRuntime::NoteMpiWrite(const void* begin, size_t bytes) {
+  if (!arena_ || bytes == 0) return;
+  const uintptr_t base = arena_->base();
+  const uintptr_t limit = base + arena_->capacity();
+  uintptr_t first = reinterpret_cast<uintptr_t>(begin);
+  uintptr_t end = first + bytes < first ? limit : first + bytes;  // no wrap-around
+  first = std::max(first, base);
+  end = std::min(end, limit);
+  if (first >= end) return;
+  DirtyPageSet pages;
+  const uint64_t first_page = (first - base) / kPage;
+  pages.runs.push_back({first_page, (end - 1 - base) / kPage - first_page + 1});
+  MutexLock lock(&mpi_writes_mu_);
+  mpi_writes_.Merge(pages);
 }
 
 void TransparentRuntime::NoteChangedPagesForEngine() const {

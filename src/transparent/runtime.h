@@ -19,6 +19,7 @@
 #include <string>
 
 #include "base/config.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "transparent/arena.h"
 #include "transparent/dirty_tracker.h"
@@ -55,6 +56,14 @@ class TransparentRuntime {
   // The heap: ActiveArena() and ArenaOwning() below are how the allocator
   // entry points reach it.
   Arena* arena() const { return arena_.get(); }
+
+  // Bytes [begin, begin + bytes) of the heap may be written by MPI where
+  // the tracker does not see it (RDMA into a registered buffer, a peer's
+  // single-copy mapping): a receive buffer, noted when the receive is
+  // posted. Its pages count as written in the next version. Bytes outside
+  // the heap are ignored. Any thread; REQUIRES: inside an InternalScope
+  // (it allocates).
+  void NoteMpiWrite(const void* begin, size_t bytes);
 
   // The second half of a restore, on a stack of its own (runtime.cc):
   // only returns when it fails.
@@ -100,6 +109,9 @@ class TransparentRuntime {
   // unknown after a tracker failure until the next committed version.
   DirtyPageSet unsaved_pages_;
   bool unsaved_known_ = false;
+  // Receive buffers noted since the last collection (NoteMpiWrite).
+  Mutex mpi_writes_mu_;
+  DirtyPageSet mpi_writes_ GUARDED_BY(mpi_writes_mu_);
   int64_t saved_version_ = -1;
   // What NoteWrittenPages found, for the data checkpoint's report.
   struct WrittenNote {

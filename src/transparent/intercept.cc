@@ -113,7 +113,8 @@ int Peers(MPI_Comm comm) {
 // pages are noted as written. Called when the receive is posted (after a
 // safe point of the same call: the write comes after that checkpoint),
 // inside an InternalScope.
-void NoteReceive(const void* buf, long long count, MPI_Datatype type) {
+// `first`: the first element's index (for displacements).
+void NoteReceive(const void* buf, long long count, MPI_Datatype type, long long first_element = 0) {
   if (buf == nullptr || buf == MPI_IN_PLACE || count <= 0 || ArenaOwning(buf) == nullptr) return;
   MPI_Aint lb = 0;
   MPI_Aint extent = 0;
@@ -125,11 +126,40 @@ void NoteReceive(const void* buf, long long count, MPI_Datatype type) {
   }
   // From the first element's true lower bound to the last one's true
   // upper bound (an extent may be negative).
+  const MPI_Aint start = static_cast<MPI_Aint>(first_element) * extent;
   const MPI_Aint stride = static_cast<MPI_Aint>(count - 1) * extent;
-  const MPI_Aint first = true_lb + std::min<MPI_Aint>(0, stride);
-  const MPI_Aint end = true_lb + true_extent + std::max<MPI_Aint>(0, stride);
+  const MPI_Aint first = start + true_lb + std::min<MPI_Aint>(0, stride);
+  const MPI_Aint end = start + true_lb + true_extent + std::max<MPI_Aint>(0, stride);
   TheRuntime().NoteMpiWrite(static_cast<const uint8_t*>(buf) + first,
                             static_cast<size_t>(end - first));
+}
+
+// A receive buffer of blocks counts[i] elements at displs[i], i < n (the
+// v-collectives): the span from the lowest block to the highest.
+void NoteDisplacedReceive(const void* buf, const int counts[], const int displs[], int n,
+                          MPI_Datatype type) {
+  if (counts == nullptr || displs == nullptr) return;
+  long long low = 0;
+  long long high = 0;
+  bool any = false;
+  for (int i = 0; i < n; ++i) {
+    if (counts[i] <= 0) continue;
+    low = any ? std::min<long long>(low, displs[i]) : displs[i];
+    high = any ? std::max<long long>(high, static_cast<long long>(displs[i]) + counts[i])
+               : static_cast<long long>(displs[i]) + counts[i];
+    any = true;
+  }
+  if (any) NoteReceive(buf, high - low, type, low);
+}
+
+// Whether this rank receives at `root` of a rooted collective on comm.
+bool IsRoot(int root, MPI_Comm comm) {
+  int inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return false;
+  if (inter) return root == MPI_ROOT;
+  int rank = -1;
+  PMPI_Comm_rank(comm, &rank);
+  return rank == root;
 }
 
 // A restart that cannot resume (or Cairn that cannot start) is MPI_Init's
@@ -384,7 +414,7 @@ __attribute__((visibility("default"))) int MPI_Reduce(const void* sendbuf, void*
                                                       int count, MPI_Datatype type, MPI_Op op,
                                                       int root, MPI_Comm comm) {
   InternalScope internal;
-  cairn::NoteReceive(recvbuf, count, type);
+  if (cairn::IsRoot(root, comm)) cairn::NoteReceive(recvbuf, count, type);
   return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 }
 
@@ -411,7 +441,9 @@ __attribute__((visibility("default"))) int MPI_Gather(const void* sendbuf, int s
                                                       int recvcount, MPI_Datatype recvtype,
                                                       int root, MPI_Comm comm) {
   InternalScope internal;
-  cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
+  if (cairn::IsRoot(root, comm)) {
+    cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
+  }
   return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
@@ -422,6 +454,101 @@ __attribute__((visibility("default"))) int MPI_Scatter(const void* sendbuf, int 
   InternalScope internal;
   cairn::NoteReceive(recvbuf, recvcount, recvtype);
   return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Allgatherv(const void* sendbuf, int sendcount,
+                                                          MPI_Datatype sendtype, void* recvbuf,
+                                                          const int recvcounts[],
+                                                          const int displs[],
+                                                          MPI_Datatype recvtype, MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteDisplacedReceive(recvbuf, recvcounts, displs, cairn::Peers(comm), recvtype);
+  return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Gatherv(const void* sendbuf, int sendcount,
+                                                       MPI_Datatype sendtype, void* recvbuf,
+                                                       const int recvcounts[], const int displs[],
+                                                       MPI_Datatype recvtype, int root,
+                                                       MPI_Comm comm) {
+  InternalScope internal;
+  if (cairn::IsRoot(root, comm)) {
+    cairn::NoteDisplacedReceive(recvbuf, recvcounts, displs, cairn::Peers(comm), recvtype);
+  }
+  return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                      comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Scatterv(const void* sendbuf,
+                                                        const int sendcounts[],
+                                                        const int displs[], MPI_Datatype sendtype,
+                                                        void* recvbuf, int recvcount,
+                                                        MPI_Datatype recvtype, int root,
+                                                        MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, recvcount, recvtype);
+  return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Alltoallv(const void* sendbuf,
+                                                         const int sendcounts[],
+                                                         const int sdispls[],
+                                                         MPI_Datatype sendtype, void* recvbuf,
+                                                         const int recvcounts[],
+                                                         const int rdispls[],
+                                                         MPI_Datatype recvtype, MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteDisplacedReceive(recvbuf, recvcounts, rdispls, cairn::Peers(comm), recvtype);
+  return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm);
+}
+
+// The non-blocking collectives: noted when posted, as MPI_Irecv.
+__attribute__((visibility("default"))) int MPI_Iallreduce(const void* send, void* recv, int count,
+                                                          MPI_Datatype type, MPI_Op op,
+                                                          MPI_Comm comm, MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(recv, count, type);
+  return PMPI_Iallreduce(send, recv, count, type, op, comm, request);
+}
+
+__attribute__((visibility("default"))) int MPI_Ibcast(void* buffer, int count, MPI_Datatype type,
+                                                      int root, MPI_Comm comm,
+                                                      MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(buffer, count, type);
+  return PMPI_Ibcast(buffer, count, type, root, comm, request);
+}
+
+__attribute__((visibility("default"))) int MPI_Ireduce(const void* sendbuf, void* recvbuf,
+                                                       int count, MPI_Datatype type, MPI_Op op,
+                                                       int root, MPI_Comm comm,
+                                                       MPI_Request* request) {
+  InternalScope internal;
+  if (cairn::IsRoot(root, comm)) cairn::NoteReceive(recvbuf, count, type);
+  return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+}
+
+__attribute__((visibility("default"))) int MPI_Iallgather(const void* sendbuf, int sendcount,
+                                                          MPI_Datatype sendtype, void* recvbuf,
+                                                          int recvcount, MPI_Datatype recvtype,
+                                                          MPI_Comm comm, MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
+  return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                         request);
+}
+
+__attribute__((visibility("default"))) int MPI_Ialltoall(const void* sendbuf, int sendcount,
+                                                         MPI_Datatype sendtype, void* recvbuf,
+                                                         int recvcount, MPI_Datatype recvtype,
+                                                         MPI_Comm comm, MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
+  return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        request);
 }
 
 __attribute__((visibility("default"))) int MPI_Get(void* origin, int origin_count,

@@ -477,11 +477,15 @@ void TransparentRuntime::AfterDataCheckpoint(int64_t version) {
   if (cairn_last_checkpoint(&info) != CAIRN_SUCCESS || info.version != version || info.skipped) {
     return;  // nothing new was stored: the pages stay unsaved
   }
+  const bool paged = info.pages_unique + info.pages_local_dup + info.pages_remote_ref +
+                         info.pages_unchanged > 0;  // [dedup] on
   Log(LogLevel::kInfo,
-      "transparent mode: version {} in {} ({} heap bytes, {} stack bytes): {} pages hashed in "
-      "{:.6f} s, {} stored, {} unchanged",
-      version, safe_point_, g_image.heap_bytes, g_image.stack.bytes(), info.pages_hashed,
-      info.dedup_hash_seconds, info.pages_unique, info.pages_unchanged);
+      "transparent mode: version {} in {} ({} heap bytes, {} stack bytes): {} bytes written{}",
+      version, safe_point_, g_image.heap_bytes, g_image.stack.bytes(), info.bytes,
+      paged ? fmt::format(", {} pages hashed in {:.6f} s, {} stored, {} unchanged",
+                          info.pages_hashed, info.dedup_hash_seconds, info.pages_unique,
+                          info.pages_unchanged)
+            : std::string(" (dedup off: every page)"));
   saved_version_ = version;
   unsaved_pages_.runs.clear();
   unsaved_known_ = tracker_ != nullptr;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The transparent-mode test (label transparent; docs/transparent.md): the
 # unmodified cg example runs under libcairn_intercept.so, one rank gets
-# SIGUSR1, the job is SIGKILLed after the checkpoint committed, the same
-# command restarts it, and every rank's result is bit-identical to an
-# uninterrupted run without the library. No sleeps: the test acts on the
+# SIGUSR1 (version 0), later another one (version 1, incremental: its
+# clean pages refer to version 0), the job is SIGKILLed after that
+# committed, the same command restarts it from version 1, and every rank's
+# result is bit-identical to an uninterrupted run without the library. No sleeps: the test acts on the
 # program's own output lines (read from a pipe) and holds it at known
 # iterations through its standard input.
 #
@@ -12,7 +13,7 @@
 # default) or MPI_Waitall (then [transparent] wait_safe_points is on).
 set -euo pipefail
 mpiexec=$1 cg=$2 lib=$3 work=$4 tracking=$5 safe_point=${6:-MPI_Allreduce}
-np=4 rows=5000 iterations=120 hold1=30 hold2=60
+np=4 rows=5000 iterations=120 hold1=30 hold2=60 hold3=90
 
 rm -rf "$work"
 mkdir -p "$work/reference" "$work/run"
@@ -34,7 +35,7 @@ grep -q "^done" "$work/reference.log" || fail "reference run: $(cat "$work/refer
 
 echo "== preloaded run (tracking $tracking): SIGUSR1 to rank 2, then SIGKILL"
 mkfifo "$work/stdin" "$work/stdout"
-job env LD_PRELOAD="$lib" "$cg" $rows $iterations "$work/run" $hold1 $hold2 \
+job env LD_PRELOAD="$lib" "$cg" $rows $iterations "$work/run" $hold1 $hold2 $hold3 \
   <"$work/stdin" >"$work/stdout" 2>&1 &
 launcher=$!
 exec 3>"$work/stdin" 4<"$work/stdout"
@@ -75,6 +76,12 @@ grep -q "transparent mode: version 0 in \($expected\)" "$work/run1.log" ||
 grep -m1 "transparent mode: version 0 in" "$work/run1.log"
 grep -q "tracking $tracking" "$work/run1.log" || [[ $tracking == auto ]] ||
   fail "the log does not name tracking $tracking"
+kill -USR1 "${pid[1]}"          # a second version, incremental over the first
+echo go >&3
+until_line "hold $hold3"
+grep -q "transparent mode: version 1 in \($expected\)" "$work/run1.log" ||
+  fail "no second checkpoint was taken in $safe_point"
+grep -m1 "transparent mode: version 1 in" "$work/run1.log"
 kill -KILL "${pid[@]}"
 cat <&4 >>"$work/run1.log" || true
 exec 3>&- 4<&-
@@ -88,13 +95,15 @@ fi
 grep -q "heap was at 0x200000000000.*0x300000000000" "$work/refused.log" ||
   fail "the refusal does not name the addresses: $(cat "$work/refused.log")"
 
-echo "== the same command again: restart from the checkpoint"
-printf 'go\ngo\n' | job env LD_PRELOAD="$lib" "$cg" $rows $iterations "$work/run" $hold1 $hold2 \
-  >"$work/run2.log" 2>&1 || fail "restarted job failed: $(cat "$work/run2.log")"
-grep -q "restored version 0" "$work/run2.log" || fail "no restore: $(cat "$work/run2.log")"
-# It resumed after iteration $hold1: it never held there again.
-if grep -q "^hold $hold1\$" "$work/run2.log"; then fail "the restarted job ran from the start"; fi
-grep -q "^hold $hold2\$" "$work/run2.log" || fail "the restarted job did not pass iteration $hold2"
+echo "== the same command again: restart from the newest checkpoint"
+printf 'go\ngo\ngo\n' | job env LD_PRELOAD="$lib" "$cg" $rows $iterations "$work/run" $hold1 \
+  $hold2 $hold3 >"$work/run2.log" 2>&1 || fail "restarted job failed: $(cat "$work/run2.log")"
+grep -q "restored version 1" "$work/run2.log" || fail "no restore: $(cat "$work/run2.log")"
+# It resumed after iteration $hold2: it never held there or before again.
+if grep -q "^hold \($hold1\|$hold2\)\$" "$work/run2.log"; then
+  fail "the restarted job ran from an earlier point"
+fi
+grep -q "^hold $hold3\$" "$work/run2.log" || fail "the restarted job did not pass iteration $hold3"
 
 echo "== results"
 diff <(grep "^done" "$work/reference.log") <(grep "^done" "$work/run2.log") ||

@@ -168,6 +168,10 @@ typedef struct cairn_checkpoint_info {
   unsigned long long pages_unchanged;  /* unchanged since the previous version */
   double dedup_hash_seconds;           /* hashing the pages */
   double dedup_reduce_seconds;         /* the collective top-K reduction */
+  unsigned long long pages_hashed;     /* pages whose digest was computed: with
+                                          transparent mode's tracking, only those written
+                                          since the previous version (and the pages of
+                                          untracked regions); all 0 with dedup off */
 } cairn_checkpoint_info;
 
 #define CAIRN_CHECKPOINT_INFO_INIT CAIRN_SIZED_INIT_(cairn_checkpoint_info)

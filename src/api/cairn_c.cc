@@ -148,6 +148,7 @@ void FillCheckpointInfo(const CheckpointReport& r, SizedStructWriter<cairn_check
   w.Set(&Info::pages_unchanged, r.pages.unchanged);
   w.Set(&Info::dedup_hash_seconds, r.hash_seconds);
   w.Set(&Info::dedup_reduce_seconds, r.reduce_seconds);
+  w.Set(&Info::pages_hashed, r.pages.hashed);
 }
 
 void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_info>& w) {

@@ -203,4 +203,24 @@ void cairn_internal_note_tracking(const char* method, unsigned long long pages_w
   }
 }
 
+int cairn_internal_note_changed_pages(int id, long long since_version, const void* base,
+                                      size_t page_size, const unsigned long long* runs,
+                                      size_t run_count) {
+  return cairn::api::WithEngineCall(
+      "cairn_internal_note_changed_pages", [&](Engine& e) -> Result<int> {
+        if (page_size == 0 || (runs == nullptr && run_count > 0)) {
+          return cairn::Error(cairn::Code::kInvalidArgument,
+                              "changed pages of region {}: no page size or no runs", id);
+        }
+        cairn::ChangedPages pages;
+        pages.since_version = since_version;
+        pages.base = base;
+        pages.page_size = page_size;
+        pages.runs.reserve(run_count);
+        for (size_t i = 0; i < run_count; ++i) pages.runs.push_back({runs[2 * i], runs[2 * i + 1]});
+        e.NoteChangedPages(id, std::move(pages));
+        return 0;
+      });
+}
+
 }  // extern "C"

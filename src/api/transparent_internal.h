@@ -18,6 +18,17 @@ CAIRN_EXPORT void cairn_internal_note_tracking(const char *method,
                                                unsigned long long pages_written,
                                                unsigned long long pages_total);
 
+/* For the next checkpoint only: the pages of region id written since
+ * version since_version of that checkpoint's name, as run_count runs of
+ * (first page, page count) in runs[2 * run_count], pages of page_size bytes
+ * from base (the region's first byte). With incremental dedup the other
+ * pages are not hashed again (Engine::NoteChangedPages). A call that fails
+ * leaves no note: every page is hashed. */
+CAIRN_EXPORT int cairn_internal_note_changed_pages(int id, long long since_version,
+                                                   const void *base, size_t page_size,
+                                                   const unsigned long long *runs,
+                                                   size_t run_count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 #include "dedup/planner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -14,30 +15,31 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-bool DedupPlanner::SameLayout(const PageView& view) const {
-  if (!previous_ || previous_->lengths.size() != view.size()) return false;
-  for (size_t i = 0; i < view.size(); ++i) {
-    if (previous_->lengths[i] != view.page(i).length) return false;
-  }
-  return true;
+bool DedupPlanner::SameSlot(const PageView& view, size_t i) const {
+  return previous_ && i < previous_->lengths.size() && previous_->lengths[i] == view.page(i).length;
 }
 
 std::vector<PageDigest> DedupPlanner::Digests(const PageView& view,
-                                              const std::vector<bool>* changed) const {
-  const bool trust_changed = changed != nullptr && changed->size() == view.size() && SameLayout(view);
+                                              const std::vector<bool>* changed,
+                                              uint64_t* hashed) const {
+  const bool trust_changed = changed != nullptr && changed->size() == view.size();
   std::vector<PageDigest> digests(view.size());
   for (size_t i = 0; i < view.size(); ++i) {
-    if (trust_changed && !(*changed)[i]) {
+    if (trust_changed && !(*changed)[i] && SameSlot(view, i)) {
       digests[i] = previous_->locations[i].digest;
     } else {
       digests[i] = hasher_.Hash(view.page(i).data, view.page(i).length);
+      ++*hashed;
     }
   }
   return digests;
 }
 
 void DedupPlanner::ReferPrevious(const std::vector<PageDigest>& digests, DedupPlan* plan) const {
-  for (size_t i = 0; i < digests.size(); ++i) {
+  // A reference is resolved by digest in the referenced copy, so a page
+  // whose index moved (the regions were resized) may still refer to it.
+  const size_t comparable = std::min(digests.size(), previous_->locations.size());
+  for (size_t i = 0; i < comparable; ++i) {
     const PageRecord& before = previous_->locations[i];
     // Short pages and pages that collided are never references (they are
     // found by digest alone).
@@ -108,7 +110,8 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
   DedupPlan plan;
   plan.version = version;
   auto start = std::chrono::steady_clock::now();
-  std::vector<PageDigest> digests = Digests(view, changed);
+  uint64_t hashed = 0;
+  std::vector<PageDigest> digests = Digests(view, changed, &hashed);
   plan.hash_seconds = SecondsSince(start);
   plan.records.resize(view.size());
   for (size_t i = 0; i < view.size(); ++i) {
@@ -116,7 +119,7 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
     plan.records[i].rank = comm.rank();
     plan.records[i].version = version;
   }
-  plan.full = !options_.incremental || !SameLayout(view) ||
+  plan.full = !options_.incremental || !previous_ ||
               previous_->since_full + 1 >= options_.full_every || previous_->version >= version;
   if (!plan.full) ReferPrevious(digests, &plan);
   LocalHashes local_hashes = DedupLocally(view, digests, &plan);
@@ -124,6 +127,7 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
     CAIRN_RETURN_IF_ERROR(DedupCollectively(comm, local_hashes, &plan));
   }
   plan.counts = CountPages(plan.records, view);
+  plan.counts.hashed = hashed;
   return plan;
 }
 

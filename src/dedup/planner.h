@@ -42,6 +42,9 @@ struct PageCounts {
   uint64_t remote_ref = 0;  // kRemote
   uint64_t unchanged = 0;   // kPrevious
   uint64_t data_bytes = 0;  // bytes of the kData pages
+  // Pages whose digest was computed; the others kept the previous
+  // version's (a `changed` mask said they were not written).
+  uint64_t hashed = 0;
 };
 
 struct DedupPlan {
@@ -70,7 +73,9 @@ class DedupPlanner {
   // `changed`, if given (one flag per page), says which pages may have
   // changed since the last committed version (transparent mode's dirty
   // tracking): the others keep that version's digests without being hashed
-  // again. It is ignored when the page layout changed.
+  // again. A page is trusted clean only where the previous version had a
+  // page of the same length at the same index (the caller keeps indices
+  // aligned: a region that grew adds pages at its end, which are hashed).
   Result<DedupPlan> Plan(Comm& comm, const PageView& view, int64_t version,
                          const std::vector<bool>* changed = nullptr);
 
@@ -80,6 +85,10 @@ class DedupPlanner {
   // The next version is full (after a restart, or a failed checkpoint
   // whose version may be gone).
   void Forget() { previous_.reset(); }
+  // The version the next plan's unchanged pages may refer to, if any.
+  std::optional<int64_t> previous_version() const {
+    return previous_ ? std::optional<int64_t>(previous_->version) : std::nullopt;
+  }
 
  private:
   // Where the previous committed version's pages are.
@@ -89,10 +98,13 @@ class DedupPlanner {
     std::vector<PageRecord> locations;   // kind kData where bytes may be referred to
     std::vector<uint32_t> lengths;
   };
-  bool SameLayout(const PageView& view) const;
+  // Whether page i of `view` has a page of the same length at the same
+  // index in the previous version (a clean page there holds its bytes).
+  bool SameSlot(const PageView& view, size_t i) const;
   // Digests of every page: hashed, or the previous version's where
-  // `changed` says the page did not change.
-  std::vector<PageDigest> Digests(const PageView& view, const std::vector<bool>* changed) const;
+  // `changed` says the page did not change; counts the pages hashed.
+  std::vector<PageDigest> Digests(const PageView& view, const std::vector<bool>* changed,
+                                  uint64_t* hashed) const;
   // kPrevious for the pages whose digest the previous version has.
   void ReferPrevious(const std::vector<PageDigest>& digests, DedupPlan* plan) const;
   // LocalHashes: digest -> the first page holding it (a kData page).

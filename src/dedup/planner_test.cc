@@ -201,6 +201,33 @@ TEST(PlannerTest, AChangedMaskSkipsHashingOfCleanPages) {
                                               PageKind::kPrevious, PageKind::kPrevious}));
 }
 
+TEST(PlannerTest, AChangedMaskCountsOnlyTheHashedPages) {
+  DedupPlanner planner({.incremental = true});
+  auto buf = Pages({1, 2, 3, 4});
+  DedupPlan v0 = PlanAlone(planner, buf, 0);
+  EXPECT_EQ(v0.counts.hashed, 4u);
+  planner.Committed(v0, ViewOf(buf), 0);
+  std::vector<bool> changed{false, true, false, false};
+  EXPECT_EQ(PlanAlone(planner, buf, 1, &changed).counts.hashed, 1u);
+}
+
+TEST(PlannerTest, AGrownRegionKeepsItsCleanPagesAndHashesTheNewOnes) {
+  DedupPlanner planner({.incremental = true});
+  auto buf = Pages({1, 2, 3});
+  DedupPlan v0 = PlanAlone(planner, buf, 0);
+  planner.Committed(v0, ViewOf(buf), 0);
+  auto grown = Pages({1, 2, 3, 5, 6});
+  // Even a mask that calls the new pages clean cannot skip them: the
+  // previous version has no page at their index.
+  std::vector<bool> changed(5, false);
+  DedupPlan v1 = PlanAlone(planner, grown, 1, &changed);
+  EXPECT_FALSE(v1.full);
+  EXPECT_EQ(v1.counts.hashed, 2u);
+  EXPECT_EQ(Kinds(v1), (std::vector<PageKind>{PageKind::kPrevious, PageKind::kPrevious,
+                                              PageKind::kPrevious, PageKind::kData,
+                                              PageKind::kData}));
+}
+
 TEST(PlannerTest, AForgottenPlannerStartsWithAFullVersion) {
   DedupPlanner planner({.incremental = true});
   auto buf = Pages({1, 2});

@@ -102,6 +102,13 @@ class Engine {
 
   Status Protect(int id, void* ptr, uint64_t count, uint64_t elem_size);
   Status Unprotect(int id);
+  // For the next Checkpoint call only: the pages of region `id` written
+  // since `pages.since_version` (a dirty-page tracker's, transparent mode).
+  // With incremental dedup the others keep that version's digests instead
+  // of being hashed, when it is the previous version of the checkpoint's
+  // name and the region has not moved (ChangedPageMask); otherwise the note
+  // is ignored. A later note for the same id replaces this one.
+  void NoteChangedPages(int id, ChangedPages pages);
   // Collective. force: this version must get a durable copy (the SSD tier,
   // or the first enabled tier below memory) whatever the policy.
   Status Checkpoint(const std::string& name, int64_t version, bool force = false);
@@ -316,7 +323,7 @@ class Engine {
 
   // Deduplication ([dedup]; engine_dedup*.cc, docs/dedup.md); null when off.
   // Collective: plans this version's pages before it is written.
-  Status PlanDedup(int64_t version);
+  Status PlanDedup(const std::string& name, int64_t version);
   // Collective: whether the agreed version's copies are paged (any rank's).
   Result<bool> IsDeduplicated(const std::string& name, const AgreedVersion& agreed);
   // Collective phase one of restoring a paged version: this rank's copy,
@@ -326,6 +333,7 @@ class Engine {
   Status StageDeduplicated(const std::string& name, const AgreedVersion& agreed,
                            StagedCopy* staged);
   std::unique_ptr<EngineDedup> dedup_;
+  ChangedPagesByRegion changed_pages_;  // for the next checkpoint (NoteChangedPages)
 
   // Cross-node redundancy (engine_redundancy_steps.cc; docs/redundancy.md).
   // Encodes the version just committed on tier `kind` with its groups, on

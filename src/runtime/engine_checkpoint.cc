@@ -370,6 +370,11 @@ Status Engine::MakeRoomOnTier(TierKind kind, const std::string& name, uint64_t n
 }
 
 Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) {
+  // Changed-page notes are for this call only, whatever becomes of it.
+  struct ForgetNotes {
+    ChangedPagesByRegion& notes;
+    ~ForgetNotes() { notes.clear(); }
+  } forget_notes{changed_pages_};
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
   double start = clock_->MonotonicSeconds();
   controller_->EnterCheckpoint();
@@ -404,7 +409,7 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
     Log(LogLevel::kInfo, "checkpoint '{}' version {} skipped: {}", name, version, report->reason);
     return Status::Ok();
   }
-  CAIRN_RETURN_IF_ERROR(PlanDedup(version));
+  CAIRN_RETURN_IF_ERROR(PlanDedup(name, version));
   TierKind kind = TierFor(report->placement);
   if (kind == TierKind::kMemory) {
     // A full memory tier sends the version straight to the next tier,

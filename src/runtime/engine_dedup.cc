@@ -58,10 +58,12 @@ DedupOptions DedupOptionsFor(const DedupSettings& settings) {
   return o;
 }
 
-EngineDedup::EngineDedup(const DedupSettings& settings)
-    : settings_(settings), planner_(DedupOptionsFor(settings)) {}
+EngineDedup::EngineDedup(const DedupSettings& settings) : settings_(settings) {}
 
-Status EngineDedup::Plan(Comm& comm, const std::vector<Region>& regions, int64_t version) {
+Status EngineDedup::Plan(Comm& comm, const std::string& name, const std::vector<Region>& regions,
+                         int64_t version, const ChangedPagesByRegion& changed) {
+  planned_ = &names_.try_emplace(name, DedupOptionsFor(settings_)).first->second;
+  DedupPlanner& planner = planned_->planner;
   regions_ = regions;
   std::vector<PageView::RegionBytes> bytes;
   for (const Region& r : regions) {
@@ -69,7 +71,10 @@ Status EngineDedup::Plan(Comm& comm, const std::vector<Region>& regions, int64_t
   }
   view_.emplace(bytes, static_cast<uint32_t>(settings_.page_size));
   plan_.reset();
-  Result<DedupPlan> plan = planner_.Plan(comm, *view_, version);
+  const std::vector<bool> mask =
+      ChangedPageMask(regions, planned_->committed_regions, view_->page_size(), changed,
+                      planner.previous_version());
+  Result<DedupPlan> plan = planner.Plan(comm, *view_, version, mask.empty() ? nullptr : &mask);
   if (plan.ok()) plan_ = std::move(plan).value();
   // Only the collective step can fail, and it agrees on its outcome; the
   // other modes take no collective step here (each costs a round trip of
@@ -96,7 +101,7 @@ Status EngineDedup::Plan(Comm& comm, const std::vector<Region>& regions, int64_t
 Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, int64_t version,
                                          int rank, int nranks) {
   PagesHeader header;
-  header.hash = planner_.hasher().kind();
+  header.hash = planned_->planner.hasher().kind();
   header.page_size = view_->page_size();
   header.name = name;
   header.version = version;
@@ -126,9 +131,16 @@ Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, in
 }
 
 void EngineDedup::Committed(int rank) {
-  if (plan_ && view_) planner_.Committed(*plan_, *view_, rank);
+  if (!plan_ || !view_ || planned_ == nullptr) return;
+  planned_->planner.Committed(*plan_, *view_, rank);
+  planned_->committed_regions = regions_;
 }
 
-void EngineDedup::Forget() { planner_.Forget(); }
+void EngineDedup::Forget() {
+  for (auto& [name, state] : names_) {
+    state.planner.Forget();
+    state.committed_regions.clear();
+  }
+}
 
 }  // namespace cairn

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,14 +35,47 @@ namespace cairn {
 // The planner's options for [dedup] settings.
 DedupOptions DedupOptionsFor(const DedupSettings& settings);
 
+// Pages of one protected region written since version `since_version` of
+// the checkpoint it goes into next (transparent mode's dirty-page
+// tracking; Engine::NoteChangedPages): runs of page indices, pages of
+// `page_size` bytes counted from `base`, the region's first byte then.
+struct ChangedPages {
+  struct Run {
+    uint64_t first = 0;
+    uint64_t count = 0;
+  };
+  int64_t since_version = -1;
+  const void* base = nullptr;
+  uint64_t page_size = 4096;
+  std::vector<Run> runs;  // ascending, disjoint
+};
+// By region id.
+using ChangedPagesByRegion = std::map<int, ChangedPages>;
+
+// One flag per page of the view of `regions` (sorted by id; pages of
+// `page_size`): false only for a page that a note says was not written
+// since `previous_version`, whose region sat at the same address with this
+// page whole at the same index of the view of `previous_regions` (that
+// version's). Empty when no page is clean: every page is hashed.
+// engine_dedup_changed.cc.
+std::vector<bool> ChangedPageMask(const std::vector<Region>& regions,
+                                  const std::vector<Region>& previous_regions, uint32_t page_size,
+                                  const ChangedPagesByRegion& notes,
+                                  std::optional<int64_t> previous_version);
+
 class EngineDedup {
  public:
   explicit EngineDedup(const DedupSettings& settings);
 
-  // Collective: plans `version` of `regions` (sorted by id) and agrees,
-  // over all ranks, on the older versions the job's pages refer to. A
-  // failure on one rank is every rank's.
-  Status Plan(Comm& comm, const std::vector<Region>& regions, int64_t version);
+  // Collective: plans `version` of checkpoint `name` over `regions` (sorted
+  // by id) and agrees, over all ranks, on the older versions the job's
+  // pages refer to. Pages that `changed` says were not written since the
+  // previous version of `name` keep its digests without being hashed
+  // (ChangedPageMask). Each name has its own previous version: versions of
+  // one name never refer to another's. A failure on one rank is every
+  // rank's.
+  Status Plan(Comm& comm, const std::string& name, const std::vector<Region>& regions,
+              int64_t version, const ChangedPagesByRegion& changed = {});
   // The current plan. REQUIRES: Plan succeeded.
   const DedupPlan& plan() const { return *plan_; }
   // Older versions any rank's pages of the planned version refer to,
@@ -56,12 +90,21 @@ class EngineDedup {
 
   // The planned version is committed everywhere: the next may refer to it.
   void Committed(int rank);
-  // The next version is full (a failed checkpoint, or a restart).
+  // The next version of every name is full (a failed checkpoint, or a
+  // restart).
   void Forget();
 
  private:
+  // What the next version of one checkpoint name is planned against.
+  struct NameState {
+    explicit NameState(const DedupOptions& options) : planner(options) {}
+    DedupPlanner planner;
+    std::vector<Region> committed_regions;  // of the planner's previous version
+  };
+
   DedupSettings settings_;
-  DedupPlanner planner_;
+  std::map<std::string, NameState> names_;
+  NameState* planned_ = nullptr;  // the name of the plan
   std::vector<Region> regions_;  // of the plan
   std::optional<PageView> view_;
   std::optional<DedupPlan> plan_;

@@ -9,9 +9,13 @@
 
 namespace cairn {
 
-Status Engine::PlanDedup(int64_t version) {
+void Engine::NoteChangedPages(int id, ChangedPages pages) {
+  changed_pages_[id] = std::move(pages);
+}
+
+Status Engine::PlanDedup(const std::string& name, int64_t version) {
   if (!dedup_) return Status::Ok();
-  return dedup_->Plan(*comm_, SortedRegions(), version);
+  return dedup_->Plan(*comm_, name, SortedRegions(), version, changed_pages_);
 }
 
 Result<bool> Engine::IsDeduplicated(const std::string& name, const AgreedVersion& agreed) {

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 namespace cairn {
@@ -251,6 +252,12 @@ class MprotectTracker final : public DirtyTracker {
     if (mprotect(reinterpret_cast<void*>(base_), bytes_, PROT_READ) != 0) {
       return Errno("mprotect", "re-arming the tracked range");
     }
+    if (overflowed_.exchange(false)) {
+      // The handler gave up on single pages: any page may have been written.
+      for (auto& word : bits_) word.store(0);
+      out->runs.push_back({0, out->range_pages});
+      return Status::Ok();
+    }
     for (size_t w = 0; w < bits_.size(); ++w) {
       uint64_t word = bits_[w].exchange(0);
       while (word != 0) {
@@ -279,8 +286,14 @@ class MprotectTracker final : public DirtyTracker {
     if (t != nullptr && addr >= t->base_ && addr < t->base_ + t->bytes_) {
       uint64_t page = (addr - t->base_) / t->page_size_;
       t->bits_[page / 64].fetch_or(1ull << (page % 64));
-      mprotect(reinterpret_cast<void*>(t->base_ + page * t->page_size_), t->page_size_,
-               PROT_READ | PROT_WRITE);
+      if (mprotect(reinterpret_cast<void*>(t->base_ + page * t->page_size_), t->page_size_,
+                   PROT_READ | PROT_WRITE) != 0) {
+        // No mapping left to split one page off (ENOMEM at
+        // vm.max_map_count): open the whole range, which merges its
+        // mappings, and let the next collection report every page.
+        t->overflowed_.store(true);
+        mprotect(reinterpret_cast<void*>(t->base_), t->bytes_, PROT_READ | PROT_WRITE);
+      }
       return;
     }
     // Not ours: a real fault. Hand it to whoever handled SIGSEGV before,
@@ -295,6 +308,7 @@ class MprotectTracker final : public DirtyTracker {
   }
 
   std::vector<std::atomic<uint64_t>> bits_;
+  std::atomic<bool> overflowed_{false};  // the handler opened the whole range
   bool installed_ = false;
 };
 
@@ -375,6 +389,23 @@ void DirtyPageSet::Add(uint64_t page) {
   } else {
     runs.push_back({page, 1});
   }
+}
+
+void DirtyPageSet::Merge(const DirtyPageSet& other) {
+  std::vector<Run> all;
+  all.reserve(runs.size() + other.runs.size());
+  std::merge(runs.begin(), runs.end(), other.runs.begin(), other.runs.end(),
+             std::back_inserter(all), [](const Run& a, const Run& b) { return a.first < b.first; });
+  runs.clear();
+  for (const Run& r : all) {
+    if (!runs.empty() && r.first <= runs.back().first + runs.back().count) {
+      uint64_t end = std::max(runs.back().first + runs.back().count, r.first + r.count);
+      runs.back().count = end - runs.back().first;
+    } else {
+      runs.push_back(r);
+    }
+  }
+  range_pages = std::max(range_pages, other.range_pages);
 }
 
 DirtyTracker::DirtyTracker(uintptr_t base, size_t bytes)

@@ -9,7 +9,11 @@
 //   soft-dirty  bit 55 of /proc/self/pagemap, cleared through clear_refs;
 //   mprotect    read-only pages and a SIGSEGV handler (~5 us per first
 //               write; a kernel write into a tracked page, e.g. read(2),
-//               fails with EFAULT instead of faulting: see the doc).
+//               fails with EFAULT instead of faulting: see the doc). When
+//               the kernel cannot split the range into more mappings
+//               (ENOMEM at vm.max_map_count), the handler unprotects the
+//               whole range and the next collection reports every page:
+//               precision is lost for one version, never a write.
 // Thread-safety: Collect is called by one thread at a time; writes from any
 // thread are tracked. At most one mprotect tracker exists per process (its
 // SIGSEGV handler finds it through one process-wide pointer).
@@ -47,6 +51,9 @@ struct DirtyPageSet {
   bool Contains(uint64_t page) const;  // binary search over runs
   // Appends page (ascending order), merging it into the last run.
   void Add(uint64_t page);
+  // This set becomes the union of itself and `other` (same base and page
+  // size: pages written over several collections).
+  void Merge(const DirtyPageSet& other);
 };
 
 class DirtyTracker {

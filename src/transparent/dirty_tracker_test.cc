@@ -139,5 +139,20 @@ TEST(DirtyPageSet, ContainsFindsPagesInRuns) {
   EXPECT_FALSE(set.Contains(13));
 }
 
+TEST(DirtyPageSet, MergeIsTheUnionOfOverlappingAndAdjacentRuns) {
+  DirtyPageSet a;
+  for (uint64_t p : {1, 2, 3, 10, 20}) a.Add(p);
+  DirtyPageSet b;
+  for (uint64_t p : {0, 4, 9, 11, 30}) b.Add(p);
+  a.Merge(b);
+  ASSERT_EQ(a.runs.size(), 4u);  // 0-4, 9-11, 20, 30
+  EXPECT_EQ(a.runs[0].first, 0u);
+  EXPECT_EQ(a.runs[0].count, 5u);
+  EXPECT_EQ(a.runs[1].first, 9u);
+  EXPECT_EQ(a.runs[1].count, 3u);
+  EXPECT_EQ(a.pages(), 10u);
+  EXPECT_TRUE(a.Contains(30));
+}
+
 }  // namespace
 }  // namespace cairn

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -90,6 +91,75 @@ void SafePointFrom(const char* call) {
 // is in flight then): a safe point when [transparent] wait_safe_points.
 void SafePointAfterWait(const char* call) {
   if (TheRuntime().wait_safe_points()) SafePointFrom(call);
+}
+
+// The ranks a collective on comm gathers from (the remote group's, for an
+// intercommunicator).
+int Peers(MPI_Comm comm) {
+  int inter = 0;
+  int n = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+  if (inter) {
+    PMPI_Comm_remote_size(comm, &n);
+  } else {
+    PMPI_Comm_size(comm, &n);
+  }
+  return n;
+}
+
+// A receive buffer of `count` elements of `type` at buf: MPI may write it
+// where the dirty-page tracker does not see it (a NIC's RDMA into a
+// registered buffer, a peer process's single-copy mapping), so its heap
+// pages are noted as written. Called when the receive is posted (after a
+// safe point of the same call: the write comes after that checkpoint),
+// inside an InternalScope.
+// `first`: the first element's index (for displacements).
+void NoteReceive(const void* buf, long long count, MPI_Datatype type, long long first_element = 0) {
+  if (buf == nullptr || buf == MPI_IN_PLACE || count <= 0 || ArenaOwning(buf) == nullptr) return;
+  MPI_Aint lb = 0;
+  MPI_Aint extent = 0;
+  MPI_Aint true_lb = 0;
+  MPI_Aint true_extent = 0;
+  if (PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS) {
+    return;
+  }
+  // From the first element's true lower bound to the last one's true
+  // upper bound (an extent may be negative).
+  const MPI_Aint start = static_cast<MPI_Aint>(first_element) * extent;
+  const MPI_Aint stride = static_cast<MPI_Aint>(count - 1) * extent;
+  const MPI_Aint first = start + true_lb + std::min<MPI_Aint>(0, stride);
+  const MPI_Aint end = start + true_lb + true_extent + std::max<MPI_Aint>(0, stride);
+  TheRuntime().NoteMpiWrite(static_cast<const uint8_t*>(buf) + first,
+                            static_cast<size_t>(end - first));
+}
+
+// A receive buffer of blocks counts[i] elements at displs[i], i < n (the
+// v-collectives): the span from the lowest block to the highest.
+void NoteDisplacedReceive(const void* buf, const int counts[], const int displs[], int n,
+                          MPI_Datatype type) {
+  if (counts == nullptr || displs == nullptr) return;
+  long long low = 0;
+  long long high = 0;
+  bool any = false;
+  for (int i = 0; i < n; ++i) {
+    if (counts[i] <= 0) continue;
+    low = any ? std::min<long long>(low, displs[i]) : displs[i];
+    high = any ? std::max<long long>(high, static_cast<long long>(displs[i]) + counts[i])
+               : static_cast<long long>(displs[i]) + counts[i];
+    any = true;
+  }
+  if (any) NoteReceive(buf, high - low, type, low);
+}
+
+// Whether this rank receives at `root` of a rooted collective on comm.
+bool IsRoot(int root, MPI_Comm comm) {
+  int inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return false;
+  if (inter) return root == MPI_ROOT;
+  int rank = -1;
+  PMPI_Comm_rank(comm, &rank);
+  return rank == root;
 }
 
 // A restart that cannot resume (or Cairn that cannot start) is MPI_Init's
@@ -275,7 +345,220 @@ __attribute__((visibility("default"))) int MPI_Allreduce(const void* send, void*
                                                          MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) cairn::SafePointFrom("MPI_Allreduce");
   InternalScope internal;
+  cairn::NoteReceive(recv, count, type);
   return PMPI_Allreduce(send, recv, count, type, op, comm);
+}
+
+// The calls that receive into a buffer of the program: its pages count as
+// written (NoteReceive), and MPI's allocations in them stay MPI's.
+__attribute__((visibility("default"))) int MPI_Recv(void* buf, int count, MPI_Datatype type,
+                                                    int source, int tag, MPI_Comm comm,
+                                                    MPI_Status* status) {
+  InternalScope internal;
+  cairn::NoteReceive(buf, count, type);
+  return PMPI_Recv(buf, count, type, source, tag, comm, status);
+}
+
+__attribute__((visibility("default"))) int MPI_Irecv(void* buf, int count, MPI_Datatype type,
+                                                     int source, int tag, MPI_Comm comm,
+                                                     MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(buf, count, type);
+  return PMPI_Irecv(buf, count, type, source, tag, comm, request);
+}
+
+__attribute__((visibility("default"))) int MPI_Mrecv(void* buf, int count, MPI_Datatype type,
+                                                     MPI_Message* message, MPI_Status* status) {
+  InternalScope internal;
+  cairn::NoteReceive(buf, count, type);
+  return PMPI_Mrecv(buf, count, type, message, status);
+}
+
+__attribute__((visibility("default"))) int MPI_Imrecv(void* buf, int count, MPI_Datatype type,
+                                                      MPI_Message* message, MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(buf, count, type);
+  return PMPI_Imrecv(buf, count, type, message, request);
+}
+
+__attribute__((visibility("default"))) int MPI_Sendrecv(const void* sendbuf, int sendcount,
+                                                        MPI_Datatype sendtype, int dest,
+                                                        int sendtag, void* recvbuf, int recvcount,
+                                                        MPI_Datatype recvtype, int source,
+                                                        int recvtag, MPI_Comm comm,
+                                                        MPI_Status* status) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, recvcount, recvtype);
+  return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                       source, recvtag, comm, status);
+}
+
+__attribute__((visibility("default"))) int MPI_Sendrecv_replace(void* buf, int count,
+                                                                MPI_Datatype type, int dest,
+                                                                int sendtag, int source,
+                                                                int recvtag, MPI_Comm comm,
+                                                                MPI_Status* status) {
+  InternalScope internal;
+  cairn::NoteReceive(buf, count, type);
+  return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+}
+
+__attribute__((visibility("default"))) int MPI_Bcast(void* buffer, int count, MPI_Datatype type,
+                                                     int root, MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteReceive(buffer, count, type);
+  return PMPI_Bcast(buffer, count, type, root, comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Reduce(const void* sendbuf, void* recvbuf,
+                                                      int count, MPI_Datatype type, MPI_Op op,
+                                                      int root, MPI_Comm comm) {
+  InternalScope internal;
+  if (cairn::IsRoot(root, comm)) cairn::NoteReceive(recvbuf, count, type);
+  return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Allgather(const void* sendbuf, int sendcount,
+                                                         MPI_Datatype sendtype, void* recvbuf,
+                                                         int recvcount, MPI_Datatype recvtype,
+                                                         MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
+  return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Alltoall(const void* sendbuf, int sendcount,
+                                                        MPI_Datatype sendtype, void* recvbuf,
+                                                        int recvcount, MPI_Datatype recvtype,
+                                                        MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
+  return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Gather(const void* sendbuf, int sendcount,
+                                                      MPI_Datatype sendtype, void* recvbuf,
+                                                      int recvcount, MPI_Datatype recvtype,
+                                                      int root, MPI_Comm comm) {
+  InternalScope internal;
+  if (cairn::IsRoot(root, comm)) {
+    cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
+  }
+  return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Scatter(const void* sendbuf, int sendcount,
+                                                       MPI_Datatype sendtype, void* recvbuf,
+                                                       int recvcount, MPI_Datatype recvtype,
+                                                       int root, MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, recvcount, recvtype);
+  return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Allgatherv(const void* sendbuf, int sendcount,
+                                                          MPI_Datatype sendtype, void* recvbuf,
+                                                          const int recvcounts[],
+                                                          const int displs[],
+                                                          MPI_Datatype recvtype, MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteDisplacedReceive(recvbuf, recvcounts, displs, cairn::Peers(comm), recvtype);
+  return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Gatherv(const void* sendbuf, int sendcount,
+                                                       MPI_Datatype sendtype, void* recvbuf,
+                                                       const int recvcounts[], const int displs[],
+                                                       MPI_Datatype recvtype, int root,
+                                                       MPI_Comm comm) {
+  InternalScope internal;
+  if (cairn::IsRoot(root, comm)) {
+    cairn::NoteDisplacedReceive(recvbuf, recvcounts, displs, cairn::Peers(comm), recvtype);
+  }
+  return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                      comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Scatterv(const void* sendbuf,
+                                                        const int sendcounts[],
+                                                        const int displs[], MPI_Datatype sendtype,
+                                                        void* recvbuf, int recvcount,
+                                                        MPI_Datatype recvtype, int root,
+                                                        MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, recvcount, recvtype);
+  return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm);
+}
+
+__attribute__((visibility("default"))) int MPI_Alltoallv(const void* sendbuf,
+                                                         const int sendcounts[],
+                                                         const int sdispls[],
+                                                         MPI_Datatype sendtype, void* recvbuf,
+                                                         const int recvcounts[],
+                                                         const int rdispls[],
+                                                         MPI_Datatype recvtype, MPI_Comm comm) {
+  InternalScope internal;
+  cairn::NoteDisplacedReceive(recvbuf, recvcounts, rdispls, cairn::Peers(comm), recvtype);
+  return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm);
+}
+
+// The non-blocking collectives: noted when posted, as MPI_Irecv.
+__attribute__((visibility("default"))) int MPI_Iallreduce(const void* send, void* recv, int count,
+                                                          MPI_Datatype type, MPI_Op op,
+                                                          MPI_Comm comm, MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(recv, count, type);
+  return PMPI_Iallreduce(send, recv, count, type, op, comm, request);
+}
+
+__attribute__((visibility("default"))) int MPI_Ibcast(void* buffer, int count, MPI_Datatype type,
+                                                      int root, MPI_Comm comm,
+                                                      MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(buffer, count, type);
+  return PMPI_Ibcast(buffer, count, type, root, comm, request);
+}
+
+__attribute__((visibility("default"))) int MPI_Ireduce(const void* sendbuf, void* recvbuf,
+                                                       int count, MPI_Datatype type, MPI_Op op,
+                                                       int root, MPI_Comm comm,
+                                                       MPI_Request* request) {
+  InternalScope internal;
+  if (cairn::IsRoot(root, comm)) cairn::NoteReceive(recvbuf, count, type);
+  return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+}
+
+__attribute__((visibility("default"))) int MPI_Iallgather(const void* sendbuf, int sendcount,
+                                                          MPI_Datatype sendtype, void* recvbuf,
+                                                          int recvcount, MPI_Datatype recvtype,
+                                                          MPI_Comm comm, MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
+  return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                         request);
+}
+
+__attribute__((visibility("default"))) int MPI_Ialltoall(const void* sendbuf, int sendcount,
+                                                         MPI_Datatype sendtype, void* recvbuf,
+                                                         int recvcount, MPI_Datatype recvtype,
+                                                         MPI_Comm comm, MPI_Request* request) {
+  InternalScope internal;
+  cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
+  return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        request);
+}
+
+__attribute__((visibility("default"))) int MPI_Get(void* origin, int origin_count,
+                                                   MPI_Datatype origin_type, int target_rank,
+                                                   MPI_Aint target_disp, int target_count,
+                                                   MPI_Datatype target_type, MPI_Win win) {
+  InternalScope internal;
+  cairn::NoteReceive(origin, origin_count, origin_type);
+  return PMPI_Get(origin, origin_count, origin_type, target_rank, target_disp, target_count,
+                  target_type, win);
 }
 
 __attribute__((visibility("default"))) int MPI_Wait(MPI_Request* request, MPI_Status* status) {

@@ -86,6 +86,52 @@ char** g_envp = nullptr;
 
 void CallMain() { g_main_result = g_main(g_argc, g_argv, g_envp); }
 
+// Copies a null-terminated array of strings to `at`, strings after the
+// pointers; returns the copy and advances `at` past it.
+char** CopyStrings(char* const* strings, size_t count, char*& at) {
+  char** copy = reinterpret_cast<char**>(at);
+  at += (count + 1) * sizeof(char*);
+  for (size_t i = 0; i < count; ++i) {
+    size_t n = std::strlen(strings[i]) + 1;
+    std::memcpy(at, strings[i], n);
+    copy[i] = at;
+    at += n;
+  }
+  copy[count] = nullptr;
+  return copy;
+}
+
+size_t CountStrings(char* const* strings) {
+  size_t n = 0;
+  while (strings != nullptr && strings[n] != nullptr) ++n;
+  return n;
+}
+
+size_t BytesOf(char* const* strings, size_t count) {
+  size_t bytes = (count + 1) * sizeof(char*);
+  for (size_t i = 0; i < count; ++i) bytes += std::strlen(strings[i]) + 1;
+  return bytes;
+}
+
+// main's argv and envp, copied to the top of the fixed stack: a restart
+// restores that part of the stack too, so a resumed main finds the
+// arguments it was started with at the addresses it holds. The originals
+// live on the process's initial stack, which is not captured and whose
+// layout shifts with the size of the environment from run to run (job ids,
+// ports). Returns the stack left below the copy (all of it, and the
+// originals, when the copy would take more than an eighth of it).
+MemoryRange CopyArgumentsToStackTop(const MemoryRange& stack, char**& argv, char**& envp) {
+  const size_t argc = CountStrings(argv);
+  const size_t envc = CountStrings(envp);
+  const size_t bytes = BytesOf(argv, argc) + BytesOf(envp, envc);
+  if (bytes > stack.bytes() / 8) return stack;
+  const uintptr_t begin = (stack.end - bytes) & ~uintptr_t{63};
+  char* at = reinterpret_cast<char*>(begin);
+  argv = CopyStrings(argv, argc, at);
+  envp = CopyStrings(envp, envc, at);
+  return {stack.begin, begin};
+}
+
 }  // namespace
 
 std::vector<MemoryRange> ProgramDataRanges() {
@@ -124,14 +170,15 @@ Result<MemoryRange> ReserveFixedStack(uintptr_t top, size_t bytes) {
 
 int RunMainOnStack(const MemoryRange& stack, int (*main)(int, char**, char**), int argc,
                    char** argv, char** envp) {
+  const MemoryRange below = CopyArgumentsToStackTop(stack, argv, envp);
   g_main = main;
   g_argc = argc;
   g_argv = argv;
   g_envp = envp;
   ucontext_t on_stack;
   getcontext(&on_stack);
-  on_stack.uc_stack.ss_sp = reinterpret_cast<void*>(stack.begin);
-  on_stack.uc_stack.ss_size = stack.bytes();
+  on_stack.uc_stack.ss_sp = reinterpret_cast<void*>(below.begin);
+  on_stack.uc_stack.ss_size = below.bytes();
   on_stack.uc_link = &g_return_context;
   makecontext(&on_stack, &CallMain, 0);
   swapcontext(&g_return_context, &on_stack);

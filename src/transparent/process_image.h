@@ -35,9 +35,11 @@ std::vector<MemoryRange> ProgramDataRanges();
 // page below it. kMismatch naming the range when it is taken.
 Result<MemoryRange> ReserveFixedStack(uintptr_t top, size_t bytes);
 
-// Runs main(argc, argv, envp) on `stack` and returns its result. A restart
-// may replace that stack's frames with the checkpointed run's; main's
-// return still lands here (the return path lives at fixed addresses).
+// Runs main(argc, argv, envp) on `stack` and returns its result; argv and
+// envp are copied to the stack's top first, so that a restart, which
+// replaces that stack's frames with the checkpointed run's, also gives
+// main back the arguments it had. main's return still lands here (the
+// return path lives at fixed addresses).
 int RunMainOnStack(const MemoryRange& stack, int (*main)(int, char**, char**), int argc,
                    char** argv, char** envp);
 

@@ -6,9 +6,14 @@
 #include <mpi.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
+
+#include <toml++/toml.h>
 
 #include "api/transparent_internal.h"
 #include "base/log.h"
@@ -151,6 +156,31 @@ Status CheckImageFits(const ImageControl& image, const Arena& arena, const Memor
   return Status::Ok();
 }
 
+// Whether the configuration sets [dedup] mode: CAIRN_DEDUP_MODE, or the
+// key in the file $CAIRN_CONFIG names (the one cairn_init reads here).
+bool DedupModeGiven() {
+  if (std::getenv("CAIRN_DEDUP_MODE") != nullptr) return true;
+  const char* path = std::getenv("CAIRN_CONFIG");
+  if (path == nullptr || *path == '\0') return false;
+  auto text = PosixEnv()->ReadFileUpTo(path, kMaxConfigFileBytes);
+  if (!text.ok()) return false;  // LoadConfig has said why
+  try {
+    toml::table table = toml::parse(*text, std::string_view(path));
+    return table["dedup"]["mode"].is_value();
+  } catch (const toml::parse_error&) {
+    return false;  // LoadConfig has said why
+  }
+}
+
+// A transparent version captures the whole heap, most of it unchanged
+// since the previous version: unless [dedup] mode is set, the versions of
+// this process use incremental dedup, so that only the pages the tracker
+// saw written are hashed and stored (docs/transparent.md). Through the
+// environment, which cairn_init reads and the re-executed program keeps.
+void DefaultToIncrementalDedup() {
+  if (!DedupModeGiven()) setenv("CAIRN_DEDUP_MODE", "incremental", 0);
+}
+
 // Runs on the restore stack: the fixed stack is about to be overwritten.
 void RestoreOnOwnStack() {
   TransparentRuntime& rt = TheRuntime();
@@ -169,6 +199,7 @@ TransparentRuntime& TheRuntime() {
 
 Status TransparentRuntime::Start(char** argv, char** envp) {
   InternalScope internal;
+  DefaultToIncrementalDedup();
   auto config = LoadConfig(nullptr, ProcessEnvLookup(), ProcessEnvNames(),
                            [](const std::string& path, uint64_t max_bytes) {
                              return PosixEnv()->ReadFileUpTo(path, max_bytes);
@@ -217,6 +248,7 @@ Status TransparentRuntime::AfterMpiInit() {
   }
   if (newest >= 0) return Restore(newest);  // returns only on failure
   CAIRN_RETURN_IF_ERROR(TrackWindow(arena_->used()));
+  unsaved_known_ = true;
   internal::g_active_arena.store(arena_.get(), std::memory_order_release);
   Log(LogLevel::kInfo, "transparent mode: heap at {:#x}, tracking {}", arena_->base(),
       DirtyMethodName(tracker_->method()));
@@ -226,10 +258,20 @@ Status TransparentRuntime::AfterMpiInit() {
 Status TransparentRuntime::BeforeMpiFinalize() {
   if (!cairn_ready_) return Status::Ok();
   InternalScope internal;
+  WarnOfUnservedRequest();
   cairn_ready_ = false;
   int rc = cairn_finalize();
   if (rc != CAIRN_SUCCESS) return CairnError(rc, "cairn_finalize in MPI_Finalize");
   return Status::Ok();
+}
+
+void TransparentRuntime::WarnOfUnservedRequest() const {
+  // Collective like MPI_Finalize, which every rank is in.
+  if (ActiveArena() == nullptr || cairn_checkpoint_requested() != 1) return;
+  Log(LogLevel::kWarn,
+      "transparent mode: a checkpoint was requested by signal but no safe point came: the "
+      "program called no MPI_Barrier or MPI_Allreduce on MPI_COMM_WORLD since. If its ranks call "
+      "MPI_Wait* equally often, set [transparent] wait_safe_points = true (docs/transparent.md)");
 }
 
 Status TransparentRuntime::SafePoint(const char* where) {
@@ -291,10 +333,10 @@ Status TransparentRuntime::WriteImage(int64_t version) {
   // The note goes with the data checkpoint (cairn_last_checkpoint reports it).
   cairn_internal_note_tracking(written_note_.method, written_note_.pages_written,
                                written_note_.pages_total);
+  NoteChangedPagesForEngine();
   rc = WithDataRegions(DataRegions(g_image), &cairn_checkpoint, DataName().c_str(), v);
   if (rc != CAIRN_SUCCESS) return CairnError(rc, "checkpointing the heap, stack and data");
-  Log(LogLevel::kInfo, "transparent mode: version {} in {} ({} heap bytes, {} stack bytes)", v,
-      safe_point_, g_image.heap_bytes, g_image.stack.bytes());
+  AfterDataCheckpoint(version);
   return Status::Ok();
 }
 
@@ -342,7 +384,9 @@ Status TransparentRuntime::RestoreDataForPending() {
   next_version_ = v + 1;
   CAIRN_RETURN_IF_ERROR(TrackWindow(g_image.heap_bytes));
   DirtyPageSet restored_pages;  // the restore's own writes are no program writes
-  (void)tracker_->Collect(&restored_pages);
+  unsaved_known_ = tracker_->Collect(&restored_pages).ok();
+  unsaved_pages_.runs.clear();
+  saved_version_ = v;
   internal::g_active_arena.store(arena_.get(), std::memory_order_release);
   Log(LogLevel::kInfo, "transparent mode: restored version {} ({} heap bytes), tracking {}", v,
       g_image.heap_bytes, DirtyMethodName(tracker_->method()));
@@ -354,29 +398,97 @@ Status TransparentRuntime::RestoreDataForPending() {
 
 void TransparentRuntime::NoteWrittenPages(size_t heap_bytes) {
   const uint64_t heap_pages = (heap_bytes + kPage - 1) / kPage;
+  const char* method = tracker_ ? DirtyMethodName(tracker_->method()) : "none";
+  DirtyPageSet collected;
+  Status s = tracker_ ? tracker_->Collect(&collected)
+                      : Error(Code::kUnsupported, "no tracker");
+  DirtyPageSet mpi_writes;
+  {
+    MutexLock lock(&mpi_writes_mu_);
+    std::swap(mpi_writes, mpi_writes_);
+  }
+  if (s.ok()) {
+    collected.Merge(mpi_writes);
+    const uint64_t tracked_pages = tracked_bytes_ / kPage;
+    if (heap_pages > tracked_pages) {
+      DirtyPageSet beyond;  // grown past the window: not tracked, so written
+      beyond.runs.push_back({tracked_pages, heap_pages - tracked_pages});
+      collected.Merge(beyond);
+    }
+    unsaved_pages_.Merge(collected);
+  } else {
+    Log(LogLevel::kWarn, "transparent mode: dirty-page tracking failed, hashing every page: {}",
+        s.ToString());
+    unsaved_known_ = false;
+    tracker_.reset();  // a tracker that failed half-way may have missed writes: start afresh
+    tracked_bytes_ = 0;
+  }
   uint64_t written = heap_pages;
-  const char* method = "none";
-  if (tracker_) {
-    method = DirtyMethodName(tracker_->method());
-    Status s = tracker_->Collect(&written_pages_);
-    if (s.ok()) {
-      written = 0;
-      for (const auto& run : written_pages_.runs) {
-        if (run.first >= heap_pages) break;
-        written += std::min(run.count, heap_pages - run.first);
-      }
-      uint64_t tracked_pages = tracked_bytes_ / kPage;
-      if (heap_pages > tracked_pages) written += heap_pages - tracked_pages;
-    } else {
-      Log(LogLevel::kWarn, "transparent mode: dirty-page tracking failed, counting every page: {}",
-          s.ToString());
+  if (unsaved_known_) {
+    written = 0;
+    for (const auto& run : unsaved_pages_.runs) {
+      if (run.first >= heap_pages) break;
+      written += std::min(run.count, heap_pages - run.first);
     }
   }
   written_note_ = {method, written, heap_pages};
-  Log(LogLevel::kInfo, "transparent mode: {} of {} heap pages written since the last version ({})",
-      written, heap_pages, method);
+  Log(LogLevel::kInfo, "transparent mode: {} of {} heap pages written since version {} ({})",
+      written, heap_pages, saved_version_, method);
   Status widened = TrackWindow(heap_bytes);
   if (!widened.ok()) Log(LogLevel::kWarn, "transparent mode: {}", widened.ToString());
+}
+
+void TransparentRuntime::NoteMpiWrite(const void* begin, size_t bytes) {
+  if (!arena_ || bytes == 0) return;
+  const uintptr_t base = arena_->base();
+  const uintptr_t limit = base + arena_->capacity();
+  uintptr_t first = reinterpret_cast<uintptr_t>(begin);
+  uintptr_t end = first + bytes < first ? limit : first + bytes;  // no wrap-around
+  first = std::max(first, base);
+  end = std::min(end, limit);
+  if (first >= end) return;
+  DirtyPageSet pages;
+  const uint64_t first_page = (first - base) / kPage;
+  pages.runs.push_back({first_page, (end - 1 - base) / kPage - first_page + 1});
+  MutexLock lock(&mpi_writes_mu_);
+  mpi_writes_.Merge(pages);
+}
+
+void TransparentRuntime::NoteChangedPagesForEngine() const {
+  if (!unsaved_known_ || saved_version_ < 0) return;
+  std::vector<unsigned long long> runs;
+  runs.reserve(2 * unsaved_pages_.runs.size());
+  for (const auto& run : unsaved_pages_.runs) {
+    runs.push_back(run.first);
+    runs.push_back(run.count);
+  }
+  // Region 1 is the heap (DataRegions). A note that fails only costs
+  // hashing every page.
+  int rc = cairn_internal_note_changed_pages(1, saved_version_,
+                                             reinterpret_cast<const void*>(arena_->base()), kPage,
+                                             runs.data(), runs.size() / 2);
+  if (rc != CAIRN_SUCCESS) {
+    Log(LogLevel::kWarn, "transparent mode: {}", cairn_error_message(CAIRN_LAST_ERROR));
+  }
+}
+
+void TransparentRuntime::AfterDataCheckpoint(int64_t version) {
+  cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
+  if (cairn_last_checkpoint(&info) != CAIRN_SUCCESS || info.version != version || info.skipped) {
+    return;  // nothing new was stored: the pages stay unsaved
+  }
+  const bool paged = info.pages_unique + info.pages_local_dup + info.pages_remote_ref +
+                         info.pages_unchanged > 0;  // [dedup] on
+  Log(LogLevel::kInfo,
+      "transparent mode: version {} in {} ({} heap bytes, {} stack bytes): {} bytes written{}",
+      version, safe_point_, g_image.heap_bytes, g_image.stack.bytes(), info.bytes,
+      paged ? fmt::format(", {} pages hashed in {:.6f} s, {} stored, {} unchanged",
+                          info.pages_hashed, info.dedup_hash_seconds, info.pages_unique,
+                          info.pages_unchanged)
+            : std::string(" (dedup off: every page)"));
+  saved_version_ = version;
+  unsaved_pages_.runs.clear();
+  unsaved_known_ = tracker_ != nullptr;
 }
 
 Status TransparentRuntime::TrackWindow(size_t heap_bytes) {

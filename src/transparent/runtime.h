@@ -19,6 +19,7 @@
 #include <string>
 
 #include "base/config.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "transparent/arena.h"
 #include "transparent/dirty_tracker.h"
@@ -55,9 +56,14 @@ class TransparentRuntime {
   // The heap: ActiveArena() and ArenaOwning() below are how the allocator
   // entry points reach it.
   Arena* arena() const { return arena_.get(); }
-  // The heap pages written between the last two versions: what an
-  // incremental writer needs to hash and write (dedup's incremental mode).
-  const DirtyPageSet& written_pages() const { return written_pages_; }
+
+  // Bytes [begin, begin + bytes) of the heap may be written by MPI where
+  // the tracker does not see it (RDMA into a registered buffer, a peer's
+  // single-copy mapping): a receive buffer, noted when the receive is
+  // posted. Its pages count as written in the next version. Bytes outside
+  // the heap are ignored. Any thread; REQUIRES: inside an InternalScope
+  // (it allocates).
+  void NoteMpiWrite(const void* begin, size_t bytes);
 
   // The second half of a restore, on a stack of its own (runtime.cc):
   // only returns when it fails.
@@ -65,15 +71,28 @@ class TransparentRuntime {
 
  private:
   Status TakeCheckpoint();
+  // At MPI_Finalize: says so when a signal's request was never served (the
+  // program reached no safe point after it).
+  void WarnOfUnservedRequest() const;
   Status WriteImage(int64_t version);
   // Reads the image of `version`, checks that it fits this process, then
   // restores the rest; only returns when it fails.
   Status Restore(int64_t version);
-  // Pages of the heap written since the last version (all pages of the
-  // heap beyond the tracked window count as written), kept for the data
-  // checkpoint's report (cairn_last_checkpoint); re-arms and, when the heap
-  // outgrew it, widens the tracked window.
+  // Collects the heap pages written since the last collection into
+  // unsaved_pages_ (all pages of the heap beyond the tracked window count
+  // as written), notes them for the data checkpoint's report
+  // (cairn_last_checkpoint); re-arms and, when the heap outgrew it, widens
+  // the tracked window. A tracker that fails is replaced and the pages
+  // count as unknown (every page is hashed).
   void NoteWrittenPages(size_t heap_bytes);
+  // Hands unsaved_pages_ to the engine for the data checkpoint of
+  // `version` (cairn_internal_note_changed_pages), when they are known and
+  // relative to a committed version: its incremental dedup then hashes and
+  // writes only those heap pages.
+  void NoteChangedPagesForEngine() const;
+  // After the data checkpoint of `version` returned: a committed version
+  // becomes what the next one's changed pages are relative to.
+  void AfterDataCheckpoint(int64_t version);
   Status TrackWindow(size_t heap_bytes);
   std::string ImageName() const { return config_.transparent.name + ".image"; }
   const std::string& DataName() const { return config_.transparent.name; }
@@ -85,7 +104,15 @@ class TransparentRuntime {
   MemoryRange stack_;
   std::unique_ptr<DirtyTracker> tracker_;
   size_t tracked_bytes_ = 0;  // the tracked window: [base, base + tracked_bytes_)
-  DirtyPageSet written_pages_;
+  // Heap pages written since the data checkpoint of saved_version_ (the
+  // last committed one; a skipped or failed version leaves them here);
+  // unknown after a tracker failure until the next committed version.
+  DirtyPageSet unsaved_pages_;
+  bool unsaved_known_ = false;
+  // Receive buffers noted since the last collection (NoteMpiWrite).
+  Mutex mpi_writes_mu_;
+  DirtyPageSet mpi_writes_ GUARDED_BY(mpi_writes_mu_);
+  int64_t saved_version_ = -1;
   // What NoteWrittenPages found, for the data checkpoint's report.
   struct WrittenNote {
     const char* method = "none";

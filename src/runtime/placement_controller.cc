@@ -7,12 +7,11 @@
 
 namespace cairn {
 
-PlacementController::PlacementController(Comm* comm, const Config& config, Env* env,
-                                         Clock* clock, const Tier* memory)
+PlacementController::PlacementController(Comm* comm, const Config& config, Clock* clock,
+                                         const Tier* memory)
     : comm_(comm),
       settings_(config.placement),
       endurance_(config.ssd_endurance()),
-      env_(env),
       clock_(clock),
       memory_(memory),
       tracker_(clock),
@@ -22,7 +21,7 @@ Result<std::unique_ptr<PlacementController>> PlacementController::Open(
     Comm* comm, const Config& config, Env* env, Clock* clock, const Tier* memory,
     const Tier* ssd) {
   std::unique_ptr<PlacementController> c(
-      new PlacementController(comm, config, env, clock, memory));
+      new PlacementController(comm, config, clock, memory));
   CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> nodes, comm->Allgather(comm->node()));
   for (int r = 0; r < comm->rank(); ++r) c->local_rank_ += nodes[r] == comm->node();
   if (ssd == nullptr) return c;

@@ -71,8 +71,7 @@ class PlacementController {
   double run_start() const { return run_start_; }
 
  private:
-  PlacementController(Comm* comm, const Config& config, Env* env, Clock* clock,
-                      const Tier* memory);
+  PlacementController(Comm* comm, const Config& config, Clock* clock, const Tier* memory);
 
   // The memory tier's room before the write (ClcInput::memory_capacity).
   uint64_t MemoryRoom() const;
@@ -80,7 +79,6 @@ class PlacementController {
   Comm* comm_;
   ClcSettings settings_;
   SsdEndurance endurance_;
-  Env* env_;
   Clock* clock_;
   const Tier* memory_;
   SlowdownTracker tracker_;

@@ -235,7 +235,8 @@ Manifest EngineRedundancy::ProtectedManifest(const Manifest& committed,
   return m;
 }
 
-Status EngineRedundancy::ProtectVersion(Tier& t, const std::string& name, int64_t version) {
+Result<uint64_t> EngineRedundancy::ProtectVersion(Tier& t, const std::string& name,
+                                                  int64_t version) {
   Comm& comm = encode_comm();
   const std::string what = fmt::format("protecting '{}' version {} with {} redundancy", name,
                                        version, RedundancySchemeName(settings_.scheme));
@@ -254,9 +255,10 @@ Status EngineRedundancy::ProtectVersion(Tier& t, const std::string& name, int64_
   Status written = comm.Agree(file.status());
   // Every member of every group has committed its parity: only now may a
   // manifest say the version is protected.
+  std::string manifest;
   if (written.ok()) {
-    written = comm.Agree(t.PutFile(name, version, ManifestFileName(comm.rank()),
-                                   ProtectedManifest(committed, *file, parity_.header).Encode()));
+    manifest = ProtectedManifest(committed, *file, parity_.header).Encode();
+    written = comm.Agree(t.PutFile(name, version, ManifestFileName(comm.rank()), manifest));
   }
   if (!written.ok()) {
     (void)t.Remove(name, version, ParityFileName(comm.rank()));
@@ -264,16 +266,16 @@ Status EngineRedundancy::ProtectVersion(Tier& t, const std::string& name, int64_
   }
   Log(LogLevel::kDebug, "'{}' version {}: parity committed on {} ({} bytes)", name, version,
       t.name(), file->size);
-  return Status::Ok();
+  return file->size + manifest.size();
 }
 
 namespace {
 
 // Writes this rank's whole copy, rebuilt or read, to t: the manifest goes
 // first (the copy counts as incomplete meanwhile) and comes back last,
-// listing the parity file the caller has committed.
-Status WriteProtectedCopy(Tier& t, const std::vector<uint8_t>& payload,
-                          const Manifest& protected_manifest) {
+// listing the parity file the caller has committed. The bytes written.
+Result<uint64_t> WriteProtectedCopy(Tier& t, const std::vector<uint8_t>& payload,
+                                    const Manifest& protected_manifest) {
   const std::string& name = protected_manifest.name;
   const int64_t version = protected_manifest.version;
   const std::string manifest_file = ManifestFileName(protected_manifest.rank);
@@ -289,7 +291,9 @@ Status WriteProtectedCopy(Tier& t, const std::vector<uint8_t>& payload,
     CAIRN_RETURN_IF_ERROR(WriteVerifiedBuffer(t, name, version, f, bytes));
     at += f.size;
   }
-  return t.PutFile(name, version, manifest_file, protected_manifest.Encode());
+  const std::string manifest = protected_manifest.Encode();
+  CAIRN_RETURN_IF_ERROR(t.PutFile(name, version, manifest_file, manifest));
+  return at + manifest.size();
 }
 
 }  // namespace
@@ -304,6 +308,7 @@ Result<RebuildSummary> EngineRedundancy::RebuildVersion(const std::array<Tier*, 
   local.parity = held.parity.get();
   CAIRN_ASSIGN_OR_RETURN(RebuildOutcome out,
                          RebuildGroupParts(comm, plan_, settings_, version, local));
+  uint64_t bytes_written = 0;
   Status wrote = [&]() -> Status {
     if (held.protected_here && !out.part && !out.parity) return Status::Ok();
     if (write_back == nullptr) return Error(Code::kInternal, "no node-local tier to write back to");
@@ -317,12 +322,16 @@ Result<RebuildSummary> EngineRedundancy::RebuildVersion(const std::array<Tier*, 
                                                                 comm.rank())));
     CAIRN_ASSIGN_OR_RETURN(FileEntry parity_file,
                            WriteParityFile(*write_back, name, version, parity));
-    return WriteProtectedCopy(*write_back, payload, ProtectedManifest(m, parity_file, parity.header));
+    CAIRN_ASSIGN_OR_RETURN(uint64_t copy_bytes,
+                           WriteProtectedCopy(*write_back, payload,
+                                              ProtectedManifest(m, parity_file, parity.header)));
+    bytes_written = parity_file.size + copy_bytes;
+    return Status::Ok();
   }();
   CAIRN_RETURN_IF_ERROR(comm.Agree(wrote).Annotate(
       fmt::format("writing back the rebuilt copies of '{}' version {}", name, version)));
   return RebuildSummary{version, out.parts_rebuilt, out.parities_rebuilt,
-                        RedundancySchemeName(settings_.scheme)};
+                        RedundancySchemeName(settings_.scheme), bytes_written};
 }
 
 }  // namespace cairn

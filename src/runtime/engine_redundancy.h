@@ -40,6 +40,9 @@ struct RebuildSummary {
   int parts_rebuilt = 0;   // in the whole job
   int parities_rebuilt = 0;
   std::string scheme;      // "partner", "xor", "rs"
+  // This rank's own: bytes it wrote back to its node-local tier (0 when it
+  // lost nothing), for the SSD wear ledger.
+  uint64_t bytes_written_here = 0;
 };
 
 class EngineRedundancy {
@@ -66,8 +69,10 @@ class EngineRedundancy {
   // every rank has, rewrites the manifest to list the parity and the
   // redundancy record. A rank that cannot read its copy makes every rank
   // skip the version (the same error everywhere); the version then stays
-  // committed without redundancy. REQUIRES: the copy is pinned.
-  Status ProtectVersion(Tier& t, const std::string& name, int64_t version);
+  // committed without redundancy. The bytes this rank wrote to t (parity
+  // file and manifest), which wear an SSD as a part does. REQUIRES: the
+  // copy is pinned.
+  Result<uint64_t> ProtectVersion(Tier& t, const std::string& name, int64_t version);
 
   // Collective over the job's comm. Rebuilds (name, version) for the ranks
   // that have no usable node-local copy of it (`have_copy` false) or whose

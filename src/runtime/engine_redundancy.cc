@@ -119,6 +119,15 @@ Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest
   return payload;
 }
 
+Status CheckIntactCopy(const Tier& t, const std::string& name, int64_t version, int rank,
+                       int nranks) {
+  CAIRN_ASSIGN_OR_RETURN(Manifest m, CheckCopy(t, name, version, rank, nranks));
+  for (const FileEntry& f : m.files) {
+    if (Protected(f)) CAIRN_RETURN_IF_ERROR(VerifyFile(t, name, version, f));
+  }
+  return Status::Ok();
+}
+
 Result<GroupParity> ReadParityFile(const Tier& t, const Manifest& m) {
   auto entry = std::find_if(m.files.begin(), m.files.end(),
                             [](const FileEntry& f) { return f.kind == FileKind::kRedundancy; });

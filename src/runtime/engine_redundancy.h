@@ -111,6 +111,12 @@ class EngineRedundancy {
 // redundancy record, then the manifest's length (8 bytes, little-endian).
 // kCorrupt naming the file when a block fails its CRC32C.
 Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m);
+// Whether this rank's copy of (name, version) on tier t is whole: its
+// manifest and files there (CheckCopy) and every byte of the files the
+// payload protects matching its CRC32Cs. A copy that fails is one its
+// group rebuilds. The cause (kNotFound, kCorrupt naming the file) if not.
+Status CheckIntactCopy(const Tier& t, const std::string& name, int64_t version, int rank,
+                       int nranks);
 // This rank's parity file of copy m on tier t (the manifest's kRedundancy
 // entry), checked whole (its CRC32Cs, its header, its size); kNotFound when
 // the manifest lists none, kCorrupt naming the file otherwise.

@@ -130,10 +130,19 @@ Status Engine::RebuildLostCopies(const std::string& name, int64_t max_version) {
     }
     CAIRN_ASSIGN_OR_RETURN(int64_t candidate, comm_->Max(mine));
     if (candidate == kNone) return Status::Ok();
+    // A copy counts only when every byte checks: a rank whose node-local
+    // copies are all gone or corrupt is rebuilt like a lost node's.
     bool have = false;
     for (int k = 0; k < kTierKinds && !have; ++k) {
-      have = tiers[k] && static_cast<TierKind>(k) != TierKind::kPfs &&
-             CheckCopy(*tiers[k], name, candidate, comm_->rank(), comm_->size()).ok();
+      if (!tiers[k] || static_cast<TierKind>(k) == TierKind::kPfs) continue;
+      Status intact = CheckIntactCopy(*tiers[k], name, candidate, comm_->rank(), comm_->size());
+      have = intact.ok();
+      if (!intact.ok() && intact.code() != Code::kNotFound) {
+        Log(LogLevel::kWarn, "restart: rank {}'s copy of '{}' version {} on tier {} is damaged "
+            "({}); unless another node-local tier holds it whole, its redundancy group rebuilds it",
+            comm_->rank(), name, candidate,
+            tiers[k]->name(), intact.ToString());
+      }
     }
     CAIRN_ASSIGN_OR_RETURN(bool everyone, comm_->AllTrue(have));
     if (everyone) return Status::Ok();  // nothing lost: the restore reads the copies

@@ -2,16 +2,19 @@
 // of them, memory and ssd — and restarts (docs/redundancy.md).
 //
 //   mpirun -np R node_loss_test --scheme xor --ranks-per-node 2 --lose 1
-//          [--parity M] [--pfs] [--sync] [--corrupt-parity] [--second-loss]
+//          [--parity M] [--pfs] [--sync] [--corrupt-parity] [--corrupt-part]
+//          [--second-loss]
 //          [--expect rebuilt|pfs|error] [--seed N]
 //
 // Run 1 protects a buffer per rank (sizes differ by rank), checkpoints
 // versions 1..K (K random, from the seed) and finalizes. Rank 0 then
 // deletes the node-local directories of --lose random virtual nodes (and,
 // with --corrupt-parity, flips a byte in the parity files of a survivor of
-// a lost rank's group). Run 2 restarts and expects:
-//   rebuilt  version K restored bit for bit, the lost ranks' parts rebuilt
-//            from their groups and written back with their parity (with
+// a lost rank's group; with --corrupt-part, flips a byte in the part files
+// of one random rank on every node-local tier, so that its copies are all
+// complete but corrupt). Run 2 restarts and expects:
+//   rebuilt  version K restored bit for bit, the lost (and corrupt) ranks'
+//            parts rebuilt from their groups and written back with their parity (with
 //            --second-loss, another node is then lost and run 3 restarts
 //            from what run 2 wrote back);
 //   pfs      version K restored from the pfs, nothing rebuilt;
@@ -47,6 +50,7 @@ struct Options {
   bool pfs = false;
   bool sync = false;
   bool corrupt_parity = false;
+  bool corrupt_part = false;
   bool second_loss = false;
   std::string expect = "rebuilt";
   unsigned seed = 1;
@@ -85,6 +89,7 @@ Options Parse(int argc, char** argv) {
     else if (a == "--pfs") o.pfs = true;
     else if (a == "--sync") o.sync = true;
     else if (a == "--corrupt-parity") o.corrupt_parity = true;
+    else if (a == "--corrupt-part") o.corrupt_part = true;
     else if (a == "--second-loss") o.second_loss = true;
     else if (a == "--expect") o.expect = next();
     else if (a == "--seed") o.seed = static_cast<unsigned>(std::atoi(next().c_str()));
@@ -163,11 +168,9 @@ void LoseNodes(const std::set<int>& nodes) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-// Flips a byte in the last row of rank r's parity files of every version
-// on every node-local tier of its node.
-void CorruptParity(int r, int ranks_per_node) {
-  char file[32];
-  std::snprintf(file, sizeof(file), "r%06d.parity", r);
+// Flips the byte `from_end` bytes before the end of rank r's file `file`
+// of every version on every node-local tier of its node.
+void CorruptFiles(int r, int ranks_per_node, const std::string& file, int from_end) {
   const std::string node = std::to_string(r / ranks_per_node);
   for (const std::string& root : {g_shm + "/" + node, g_dir + "/ssd/" + node}) {
     if (!fs::exists(root + "/state")) continue;
@@ -175,15 +178,30 @@ void CorruptParity(int r, int ranks_per_node) {
       fs::path p = v.path() / file;
       if (!fs::exists(p)) continue;
       std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
-      f.seekg(-5, std::ios::end);
+      f.seekg(-from_end, std::ios::end);
       char c = 0;
       f.read(&c, 1);
       c ^= 0x5a;
-      f.seekp(-5, std::ios::end);
+      f.seekp(-from_end, std::ios::end);
       f.write(&c, 1);
       std::printf("corrupted %s\n", p.c_str());
     }
   }
+}
+
+// A byte in the last row of rank r's parity files.
+void CorruptParity(int r, int ranks_per_node) {
+  char file[32];
+  std::snprintf(file, sizeof(file), "r%06d.parity", r);
+  CorruptFiles(r, ranks_per_node, file, 5);
+}
+
+// A byte in the data of rank r's part files: complete, but failing their
+// CRC32C.
+void CorruptPart(int r, int ranks_per_node) {
+  char file[32];
+  std::snprintf(file, sizeof(file), "r%06d.part", r);
+  CorruptFiles(r, ranks_per_node, file, 1000);
 }
 
 // A restart that must succeed with version k; returns the report.
@@ -281,10 +299,12 @@ int LostRanks(const std::set<int>& nodes, int ranks_per_node) {
   return lost;
 }
 
-void CheckRebuilt(const Options& o, const cairn_restart_info& info, const std::set<int>& lost) {
-  CHECK(info.parts_rebuilt == LostRanks(lost, o.ranks_per_node),
-        "%d parts rebuilt, %d ranks were lost", info.parts_rebuilt,
-        LostRanks(lost, o.ranks_per_node));
+// corrupt: ranks whose copies were all corrupt, rebuilt as well.
+void CheckRebuilt(const Options& o, const cairn_restart_info& info, const std::set<int>& lost,
+                  int corrupt) {
+  CHECK(info.parts_rebuilt == LostRanks(lost, o.ranks_per_node) + corrupt,
+        "%d parts rebuilt, %d ranks were lost and %d corrupt", info.parts_rebuilt,
+        LostRanks(lost, o.ranks_per_node), corrupt);
   CHECK(o.scheme == info.redundancy, "rebuilt with '%s', configured '%s'", info.redundancy,
         o.scheme.c_str());
 }
@@ -340,13 +360,26 @@ int main(int argc, char** argv) {
     while (lost.count(victim / o.ranks_per_node)) victim = (victim + o.ranks_per_node) % g_size;
     CorruptParity(victim, o.ranks_per_node);
   }
+  // A rank of a node not lost: its copies are there, whole in size, but
+  // corrupt in every tier.
+  int corrupt = 0;
+  if (o.corrupt_part) {
+    const std::set<int> avoid(lost);
+    int victim = static_cast<int>(gen() % static_cast<unsigned>(g_size));
+    while (avoid.count(victim / o.ranks_per_node)) victim = (victim + 1) % g_size;
+    if (g_rank == 0) {
+      std::printf("corrupting the part files of rank %d\n", victim);
+      CorruptPart(victim, o.ranks_per_node);
+    }
+    corrupt = 1;
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   if (o.expect == "error") {
     RestartMustFail(o, config);
   } else {
     cairn_restart_info info = RestartAndCompare(o, config, k);
     if (o.expect == "rebuilt") {
-      CheckRebuilt(o, info, lost);
+      CheckRebuilt(o, info, lost, corrupt);
     } else {
       CHECK(info.parts_rebuilt == 0, "%d parts rebuilt, the pfs copy was expected",
             info.parts_rebuilt);
@@ -357,7 +390,7 @@ int main(int argc, char** argv) {
       std::set<int> again = PickNodes(gen, nodes, o.lose, lost);
       LoseNodes(again);
       cairn_restart_info second = RestartAndCompare(o, config, k);
-      CheckRebuilt(o, second, again);
+      CheckRebuilt(o, second, again, 0);
     }
   }
   int failures = 0;

@@ -3,7 +3,7 @@
 //
 //   mpirun -np R node_loss_test --scheme xor --ranks-per-node 2 --lose 1
 //          [--parity M] [--pfs] [--sync] [--corrupt-parity] [--corrupt-part]
-//          [--second-loss]
+//          [--second-loss] [--placement ssd]
 //          [--expect rebuilt|pfs|error] [--seed N]
 //
 // Run 1 protects a buffer per rank (sizes differ by rank), checkpoints
@@ -12,7 +12,10 @@
 // with --corrupt-parity, flips a byte in the parity files of a survivor of
 // a lost rank's group; with --corrupt-part, flips a byte in the part files
 // of one random rank on every node-local tier, so that its copies are all
-// complete but corrupt). Run 2 restarts and expects:
+// complete but corrupt). With --placement ssd every version goes straight
+// to the ssd tier and is kept, and each node's SSD wear ledger must count
+// at least every byte on its ssd tier, parity included. Run 2 restarts and
+// expects:
 //   rebuilt  version K restored bit for bit, the lost (and corrupt) ranks'
 //            parts rebuilt from their groups and written back with their parity (with
 //            --second-loss, another node is then lost and run 3 restarts
@@ -25,12 +28,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -51,6 +57,7 @@ struct Options {
   bool sync = false;
   bool corrupt_parity = false;
   bool corrupt_part = false;
+  std::string placement = "memory";
   bool second_loss = false;
   std::string expect = "rebuilt";
   unsigned seed = 1;
@@ -90,6 +97,7 @@ Options Parse(int argc, char** argv) {
     else if (a == "--sync") o.sync = true;
     else if (a == "--corrupt-parity") o.corrupt_parity = true;
     else if (a == "--corrupt-part") o.corrupt_part = true;
+    else if (a == "--placement") o.placement = next();
     else if (a == "--second-loss") o.second_loss = true;
     else if (a == "--expect") o.expect = next();
     else if (a == "--seed") o.seed = static_cast<unsigned>(std::atoi(next().c_str()));
@@ -127,6 +135,8 @@ std::string WriteConfig(const Options& o) {
       << "[tiers.ssd]\npath = \"" << g_dir << "/ssd/{node}\"\n"
       << "[tiers.pfs]\nenabled = " << (o.pfs ? "true" : "false") << "\npath = \"" << g_dir
       << "/pfs\"\n"
+      << "[placement]\npolicy = \"" << o.placement << "\"\n"
+      << (o.placement == "ssd" ? "[retention]\nkeep = 8\n" : "")
       << "[topology]\nranks_per_node = " << o.ranks_per_node << "\n"
       << "[redundancy]\nscheme = \"" << o.scheme << "\"\nparity = " << o.parity
       << "\nsync = " << (o.sync ? "true" : "false") << "\n";
@@ -202,6 +212,48 @@ void CorruptPart(int r, int ranks_per_node) {
   char file[32];
   std::snprintf(file, sizeof(file), "r%06d.part", r);
   CorruptFiles(r, ranks_per_node, file, 1000);
+}
+
+// The bytes a node's SSD wear ledger counts: per writer, the larger
+// "bytes" of its two slot files (the count only grows).
+uint64_t LedgerBytes(const std::string& ssd_root) {
+  std::map<std::string, uint64_t> writers;
+  const fs::path wear = fs::path(ssd_root) / ".wear";
+  if (!fs::exists(wear)) return 0;
+  for (const auto& f : fs::recursive_directory_iterator(wear)) {
+    if (!f.is_regular_file()) continue;
+    std::ifstream in(f.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = text.find("\"bytes\":");
+    if (at == std::string::npos) continue;
+    const uint64_t bytes = std::strtoull(text.c_str() + at + 8, nullptr, 10);
+    uint64_t& w = writers[f.path().stem().string()];
+    w = std::max(w, bytes);
+  }
+  uint64_t sum = 0;
+  for (const auto& [writer, bytes] : writers) sum += bytes;
+  return sum;
+}
+
+// Every byte on each node's ssd tier (versions are kept: --placement ssd
+// with keep 8) was written there, parity files included, so the ledger
+// must count at least as many.
+void CheckWearLedgers(int nodes) {
+  if (g_rank != 0) return;
+  for (int n = 0; n < nodes; ++n) {
+    const std::string root = g_dir + "/ssd/" + std::to_string(n);
+    uint64_t on_ssd = 0, parity = 0;
+    for (const auto& f : fs::recursive_directory_iterator(root + "/state")) {
+      if (!f.is_regular_file()) continue;
+      on_ssd += f.file_size();
+      if (f.path().extension() == ".parity") parity += f.file_size();
+    }
+    const uint64_t counted = LedgerBytes(root);
+    CHECK(parity > 0, "node %d: no parity file on its ssd tier", n);
+    CHECK(counted >= on_ssd, "node %d: the wear ledger counts %llu bytes, its ssd tier holds %llu "
+          "(%llu of parity)", n, static_cast<unsigned long long>(counted),
+          static_cast<unsigned long long>(on_ssd), static_cast<unsigned long long>(parity));
+  }
 }
 
 // A restart that must succeed with version k; returns the report.
@@ -351,6 +403,7 @@ int main(int argc, char** argv) {
   }
   const std::string config = WriteConfig(o);
   WriteVersions(o, config, k);
+  if (o.placement == "ssd") CheckWearLedgers(nodes);
   std::set<int> lost = PickNodes(gen, nodes, o.lose, {});
   LoseNodes(lost);
   if (o.corrupt_parity && g_rank == 0) {

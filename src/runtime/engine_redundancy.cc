@@ -103,20 +103,46 @@ HeldCopy ReadHeldCopy(const std::array<Tier*, kTierKinds>& tiers, const std::str
 
 }  // namespace
 
-Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m) {
-  const std::string manifest = PayloadView(m).Encode();
+namespace {
+
+// The payload of m: its size, and its bytes read into dst (which holds
+// that many), each file checked block by block.
+uint64_t PayloadSize(const Manifest& m, const std::string& manifest) {
   uint64_t total = manifest.size() + 8;
   for (const FileEntry& f : m.files) total += Protected(f) ? f.size : 0;
-  std::vector<uint8_t> payload(total);
+  return total;
+}
+
+Status FillPayload(const Tier& t, const Manifest& m, const std::string& manifest, uint8_t* dst) {
   uint64_t at = 0;
   for (const FileEntry& f : m.files) {
     if (!Protected(f)) continue;
-    CAIRN_RETURN_IF_ERROR(ReadWholeFile(t, m.name, m.version, f, payload.data() + at));
+    CAIRN_RETURN_IF_ERROR(ReadWholeFile(t, m.name, m.version, f, dst + at));
     at += f.size;
   }
-  std::memcpy(payload.data() + at, manifest.data(), manifest.size());
-  PutU64(payload.data() + at + manifest.size(), manifest.size());
+  std::memcpy(dst + at, manifest.data(), manifest.size());
+  PutU64(dst + at + manifest.size(), manifest.size());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m) {
+  const std::string manifest = PayloadView(m).Encode();
+  std::vector<uint8_t> payload(PayloadSize(m, manifest));
+  CAIRN_RETURN_IF_ERROR(FillPayload(t, m, manifest, payload.data()));
   return payload;
+}
+
+Result<std::span<const uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m,
+                                                       AlignedBuffer* buffer) {
+  const std::string manifest = PayloadView(m).Encode();
+  const uint64_t size = PayloadSize(m, manifest);
+  // Kept when large enough: its pages stay faulted in from one version to
+  // the next, as the encoder's buffers do.
+  if (buffer->size() < size) *buffer = AlignedBuffer(size);
+  CAIRN_RETURN_IF_ERROR(FillPayload(t, m, manifest, buffer->data()));
+  return std::span<const uint8_t>(buffer->data(), size);
 }
 
 Status CheckIntactCopy(const Tier& t, const std::string& name, int64_t version, int rank,
@@ -250,16 +276,15 @@ Result<uint64_t> EngineRedundancy::ProtectVersion(Tier& t, const std::string& na
   const std::string what = fmt::format("protecting '{}' version {} with {} redundancy", name,
                                        version, RedundancySchemeName(settings_.scheme));
   Manifest committed;
-  std::vector<uint8_t> payload;
+  std::span<const uint8_t> payload;
   Status read = [&]() -> Status {
     CAIRN_ASSIGN_OR_RETURN(committed, CheckCopy(t, name, version, comm.rank(), comm.size()));
-    CAIRN_ASSIGN_OR_RETURN(payload, ReadRedundancyPayload(t, committed));
+    CAIRN_ASSIGN_OR_RETURN(payload, ReadRedundancyPayload(t, committed, &payload_));
     return Status::Ok();
   }();
   CAIRN_RETURN_IF_ERROR(comm.Agree(read).Annotate(what));
   if (!encoder_) encoder_ = std::make_unique<GroupEncoder>(&comm, &plan_, settings_);
   CAIRN_RETURN_IF_ERROR(comm.Agree(encoder_->Encode(version, payload, &parity_)).Annotate(what));
-  payload = {};  // a part-sized buffer: freed before the writes
   Result<FileEntry> file = WriteParityFile(t, name, version, parity_);
   Status written = comm.Agree(file.status());
   // Every member of every group has committed its parity: only now may a

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -101,9 +102,11 @@ class EngineRedundancy {
   RedundancySettings settings_;
   GroupPlan plan_;
   bool background_ = false;
-  // Its buffers outlive one version, so their pages are faulted in once.
+  // Its buffers outlive one version, so their pages are faulted in once;
+  // so does the payload read back for the encode.
   std::unique_ptr<GroupEncoder> encoder_;
   GroupParity parity_;
+  AlignedBuffer payload_;
 };
 
 // The payload of a committed copy (see above): its part and routed files,
@@ -111,6 +114,10 @@ class EngineRedundancy {
 // redundancy record, then the manifest's length (8 bytes, little-endian).
 // kCorrupt naming the file when a block fails its CRC32C.
 Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m);
+// The same into *buffer (reallocated only when too small; aligned, so the
+// encode combines the part where it lies): the payload's bytes in it.
+Result<std::span<const uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m,
+                                                       AlignedBuffer* buffer);
 // Whether this rank's copy of (name, version) on tier t is whole: its
 // manifest and files there (CheckCopy) and every byte of the files the
 // payload protects matching its CRC32Cs. A copy that fails is one its

@@ -327,9 +327,9 @@ Result<StripeRole> RoleIn(const GroupView& v, int t, const std::vector<bool>& lo
   return role;
 }
 
-// Where bytes [offset, offset + length) of symbol `symbol` of this member
-// lie: in its part (padded), its parity rows, or the buffers of what it
-// lost.
+// Where slice s of this member's symbol `symbol` lands when it lost it
+// (the buffers of its lost part or rows), and where it lies when it holds
+// it (its part, padded, or its parity rows).
 uint8_t* LostSymbolAt(RebuildBuffers& b, int data_pieces, int symbol, uint64_t chunk,
                       const Slice& s) {
   return symbol < data_pieces
@@ -401,7 +401,9 @@ Status GroupEncoder::EncodeRing(std::span<const uint8_t> part, uint64_t chunk,
   const bool forward_piece0 = combiner.CopiesSource0();
   // What step q made of a slice: the partial parity, or piece 0 itself.
   auto made = [&](int q, const Slice& s) -> std::span<const uint8_t> {
-    if (q == 0 && forward_piece0) return {PaddedPiece(part, s.offset, s.length, scratch_[1]), s.length};
+    if (q == 0 && forward_piece0) {
+      return {PaddedPiece(part, s.offset, s.length, scratch_[1]), s.length};
+    }
     return s.In(partial_[q % 2], rows);
   };
   const int finished = l.StripeOfPiece(v.index, pieces - 1);
@@ -475,7 +477,8 @@ Status GroupEncoder::Encode(int64_t version, std::span<const uint8_t> part, Grou
   CAIRN_ASSIGN_OR_RETURN(auto all, RingAllgather(comm, v, CrcBytes(mine), lengths));
   for (size_t i = 0; i < h.members.size(); ++i) {
     std::vector<uint32_t> crcs = CrcsOf(all[i]);
-    const auto split = crcs.begin() + static_cast<std::ptrdiff_t>(h.BlocksOf(h.members[i].part_size));
+    const auto split =
+        crcs.begin() + static_cast<std::ptrdiff_t>(h.BlocksOf(h.members[i].part_size));
     h.members[i].part_crcs.assign(crcs.begin(), split);
     h.members[i].parity_crcs.assign(split, crcs.end());
   }

@@ -11,18 +11,18 @@
 
 namespace cairn {
 
-const uint8_t* PaddedPiece(std::span<const uint8_t> part, int q, uint64_t chunk,
+const uint8_t* PaddedPiece(std::span<const uint8_t> part, uint64_t begin, uint64_t length,
                            AlignedBuffer& scratch) {
-  const uint64_t begin = static_cast<uint64_t>(q) * chunk;
   const uint8_t* at = part.data() + std::min<uint64_t>(begin, part.size());
-  if (begin + chunk <= part.size() && reinterpret_cast<uintptr_t>(at) % kCombineAlign == 0) {
+  if (begin + length <= part.size() && reinterpret_cast<uintptr_t>(at) % kCombineAlign == 0) {
     return at;
   }
-  const uint64_t have = begin < part.size() ? std::min(chunk, part.size() - begin) : 0;
+  const uint64_t have = begin < part.size() ? std::min(length, part.size() - begin) : 0;
   if (have > 0) std::memcpy(scratch.data(), at, have);
-  if (chunk > have) std::memset(scratch.data() + have, 0, chunk - have);
+  if (length > have) std::memset(scratch.data() + have, 0, length - have);
   return scratch.data();
 }
+
 namespace {
 
 // ISA-L takes int lengths: work in pieces of 1 GiB (a multiple of

@@ -42,10 +42,12 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-// Piece q (of `chunk` bytes) of a part padded with zeros to a whole number
-// of pieces: the part's own bytes when whole and aligned, else a padded copy
-// in scratch. REQUIRES: scratch holds at least chunk bytes.
-const uint8_t* PaddedPiece(std::span<const uint8_t> part, int q, uint64_t chunk,
+// Bytes [begin, begin + length) of a part padded with zeros to a whole
+// number of pieces: the part's own bytes when inside it and aligned, else a
+// padded copy in scratch (so only the slice that crosses the part's end, or
+// an unaligned part, is copied). REQUIRES: scratch holds at least length
+// bytes.
+const uint8_t* PaddedPiece(std::span<const uint8_t> part, uint64_t begin, uint64_t length,
                            AlignedBuffer& scratch);
 
 class Combiner {

@@ -61,7 +61,8 @@ GroupCheck CheckGroupParity(const ParityHeader& h, const std::vector<GroupMember
     }
     for (int q = 0; q < d; ++q) {
       const GroupMemberData& m = members[layout.DataMember(t, q)];
-      combiner.Add(q, PaddedPiece(*m.payload, q, chunk, scratch), row_ptrs.data(), chunk, q == 0);
+      combiner.Add(q, PaddedPiece(*m.payload, q * chunk, chunk, scratch), row_ptrs.data(), chunk,
+                   q == 0);
     }
     for (int p = 0; p < r; ++p) {
       const int holder = layout.ParityMember(t, p);

@@ -39,10 +39,17 @@ uint64_t ChunkSize(uint64_t largest_part, int data_pieces) {
   return AlignUp((largest_part + pieces - 1) / pieces, kCombineAlign);
 }
 
-std::vector<uint8_t*> RowPointers(AlignedBuffer& rows, int count, uint64_t chunk) {
+// Pointers to `count` rows of `length` bytes side by side from base.
+std::vector<uint8_t*> RowPointers(uint8_t* base, int count, uint64_t length) {
   std::vector<uint8_t*> out;
-  for (int p = 0; p < count; ++p) out.push_back(rows.data() + static_cast<uint64_t>(p) * chunk);
+  for (int p = 0; p < count; ++p) out.push_back(base + static_cast<uint64_t>(p) * length);
   return out;
+}
+
+// Resizes b to exactly n bytes, keeping it (and its faulted pages) when it
+// already has that size.
+void Fit(AlignedBuffer& b, uint64_t n) {
+  if (b.size() != n) b = AlignedBuffer(n);
 }
 
 // Every member's `mine`, by member index, passed around the ring in
@@ -257,107 +264,177 @@ Result<std::optional<ParityHeader>> ShareHeader(Comm& comm, const GroupView& v,
   return std::optional<ParityHeader>(std::move(h));
 }
 
+// Slice [offset, offset + length) of a chunk, in the slice-major layout of
+// the encoder's partial parity: the rows of one slice side by side.
+struct Slice {
+  uint64_t offset;
+  uint64_t length;
+
+  std::span<uint8_t> In(AlignedBuffer& partial, int rows) const {
+    return partial.span().subspan(static_cast<uint64_t>(rows) * offset,
+                                  static_cast<uint64_t>(rows) * length);
+  }
+};
+
 // This rank's buffers during a rebuild: what it contributes and where what
 // it lost lands.
 struct RebuildBuffers {
   std::span<const uint8_t> part;   // valid part, or empty
   const GroupParity* parity;        // valid parity, or null
-  AlignedBuffer scratch;            // one padded piece
+  AlignedBuffer scratch;            // one padded slice of the part
+  AlignedBuffer acc;                // the rebuilt symbols of one slice, side by side
   AlignedBuffer lost_part;          // data_pieces x chunk, when the part is lost
   AlignedBuffer lost_rows;          // parity_rows x chunk, when the parity is lost
 };
 
-// Stripe by stripe, one chain through the survivors' symbols that adds up
-// the rebuild rows, then each rebuilt symbol to its owner.
-Status RebuildStripe(Comm& comm, const GroupView& v, int t, const std::vector<bool>& lost_parts,
-                     const std::vector<bool>& lost_parity, uint64_t chunk, RebuildBuffers& b) {
+// This rank's role in the rebuild of one stripe, fixed before data moves:
+// the chain through the survivors' symbols `used` adds up the rebuild rows
+// of the `erased` symbols, and the last link hands each to its owner.
+struct StripeRole {
+  int stripe = 0;
+  std::vector<int> erased;
+  std::vector<int> used;             // in chain order
+  int link = -1;                     // this member's place in `used`, or -1
+  int lost_here = -1;                // this member's symbol in `erased`, or -1
+  std::optional<Combiner> combiner;  // when link >= 0
+};
+
+Result<StripeRole> RoleIn(const GroupView& v, int t, const std::vector<bool>& lost_parts,
+                          const std::vector<bool>& lost_parity) {
   const StripeLayout& l = v.layout;
-  const std::vector<int> erased = l.ErasedSymbols(t, lost_parts, lost_parity);
-  if (erased.empty()) return Status::Ok();
-  std::vector<int> used;
-  for (int s = 0; s < l.symbols() && static_cast<int>(used.size()) < l.data_pieces(); ++s) {
-    if (std::find(erased.begin(), erased.end(), s) == erased.end()) used.push_back(s);
+  StripeRole role;
+  role.stripe = t;
+  role.erased = l.ErasedSymbols(t, lost_parts, lost_parity);
+  if (role.erased.empty()) return role;
+  for (int s = 0; s < l.symbols() && static_cast<int>(role.used.size()) < l.data_pieces(); ++s) {
+    if (std::find(role.erased.begin(), role.erased.end(), s) == role.erased.end()) {
+      role.used.push_back(s);
+    }
   }
-  const int c = l.data_pieces();
-  const auto e = static_cast<int>(erased.size());
-  for (int k = 0; k < e; ++k) {
-    if (l.SymbolMember(t, erased[static_cast<size_t>(k)]) != v.index) continue;
-    const int symbol = erased[static_cast<size_t>(k)];
-    uint8_t* into = symbol < c ? b.lost_part.data() + static_cast<uint64_t>(symbol) * chunk
-                               : b.lost_rows.data() + static_cast<uint64_t>(symbol - c) * chunk;
-    return comm.SendRecv(Comm::kNoPeer, {}, v.Rank(l.SymbolMember(t, used.back())),
-                         std::span<uint8_t>(into, chunk));
+  auto here = [&](int symbol) { return l.SymbolMember(t, symbol) == v.index; };
+  for (size_t k = 0; k < role.erased.size(); ++k) {
+    if (here(role.erased[k])) role.lost_here = static_cast<int>(k);
   }
-  const auto mine = std::find_if(used.begin(), used.end(),
-                                 [&](int s) { return l.SymbolMember(t, s) == v.index; });
-  if (mine == used.end()) return Status::Ok();
-  const auto i = static_cast<int>(mine - used.begin());
-  CAIRN_ASSIGN_OR_RETURN(std::vector<uint8_t> coefs, RebuildRows(c, l.parity_rows(), used, erased));
-  // Column i of the rebuild rows multiplies this member's symbol.
-  const Combiner combiner(c, e, std::move(coefs));
-  AlignedBuffer acc(static_cast<uint64_t>(e) * chunk);
-  if (i > 0) {
-    CAIRN_RETURN_IF_ERROR(comm.SendRecv(Comm::kNoPeer, {},
-                                        v.Rank(l.SymbolMember(t, used[static_cast<size_t>(i - 1)])),
-                                        acc.span()));
+  for (size_t i = 0; i < role.used.size(); ++i) {
+    if (here(role.used[i])) role.link = static_cast<int>(i);
   }
-  const int symbol = *mine;
-  const uint8_t* data = symbol < c ? PaddedPiece(b.part, symbol, chunk, b.scratch)
-                                   : b.parity->rows.data() + static_cast<uint64_t>(symbol - c) * chunk;
-  combiner.Add(i, data, RowPointers(acc, e, chunk).data(), chunk, i == 0);
-  if (i + 1 < c) {
-    return comm.SendRecv(v.Rank(l.SymbolMember(t, used[static_cast<size_t>(i + 1)])), acc.span(),
-                         Comm::kNoPeer, {});
+  if (role.link >= 0) {
+    CAIRN_ASSIGN_OR_RETURN(std::vector<uint8_t> coefs,
+                           RebuildRows(l.data_pieces(), l.parity_rows(), role.used, role.erased));
+    // Column `link` of the rebuild rows multiplies this member's symbol.
+    role.combiner.emplace(l.data_pieces(), static_cast<int>(role.erased.size()), std::move(coefs));
   }
-  for (int k = 0; k < e; ++k) {
-    CAIRN_RETURN_IF_ERROR(comm.SendRecv(v.Rank(l.SymbolMember(t, erased[static_cast<size_t>(k)])),
-                                        acc.span().subspan(static_cast<uint64_t>(k) * chunk, chunk),
-                                        Comm::kNoPeer, {}));
+  return role;
+}
+
+// Where slice s of this member's symbol `symbol` lands when it lost it
+// (the buffers of its lost part or rows), and where it lies when it holds
+// it (its part, padded, or its parity rows).
+uint8_t* LostSymbolAt(RebuildBuffers& b, int data_pieces, int symbol, uint64_t chunk,
+                      const Slice& s) {
+  return symbol < data_pieces
+             ? b.lost_part.data() + static_cast<uint64_t>(symbol) * chunk + s.offset
+             : b.lost_rows.data() + static_cast<uint64_t>(symbol - data_pieces) * chunk + s.offset;
+}
+
+const uint8_t* HeldSymbolAt(RebuildBuffers& b, int data_pieces, int symbol, uint64_t chunk,
+                            const Slice& s) {
+  return symbol < data_pieces
+             ? PaddedPiece(b.part, static_cast<uint64_t>(symbol) * chunk + s.offset, s.length,
+                           b.scratch)
+             : b.parity->rows.data() + static_cast<uint64_t>(symbol - data_pieces) * chunk +
+                   s.offset;
+}
+
+// One slice of one stripe: this member's link of the chain (receive the
+// sum so far, add its symbol, pass it on or, last, hand each rebuilt
+// symbol to its owner), or the receipt of its own lost symbol. Every
+// member runs (slice, stripe) in the same order and each step pairs two
+// members, so the blocking transfers cannot wait on each other in a cycle.
+Status RebuildSlice(Comm& comm, const GroupView& v, const StripeRole& role, uint64_t chunk,
+                    const Slice& s, RebuildBuffers& b) {
+  const StripeLayout& l = v.layout;
+  const int t = role.stripe, c = l.data_pieces();
+  auto rank_of = [&](int symbol) { return v.Rank(l.SymbolMember(t, symbol)); };
+  if (role.lost_here >= 0) {
+    const int symbol = role.erased[static_cast<size_t>(role.lost_here)];
+    return comm.SendRecv(Comm::kNoPeer, {}, rank_of(role.used.back()),
+                         {LostSymbolAt(b, c, symbol, chunk, s), s.length});
+  }
+  if (role.link < 0) return Status::Ok();
+  const auto e = role.erased.size();
+  const auto link = static_cast<size_t>(role.link);
+  const std::span<uint8_t> acc = b.acc.span().subspan(0, e * s.length);
+  if (link > 0) {
+    CAIRN_RETURN_IF_ERROR(comm.SendRecv(Comm::kNoPeer, {}, rank_of(role.used[link - 1]), acc));
+  }
+  std::vector<uint8_t*> row_ptrs = RowPointers(acc.data(), static_cast<int>(e), s.length);
+  role.combiner->Add(role.link, HeldSymbolAt(b, c, role.used[link], chunk, s), row_ptrs.data(),
+                     s.length, link == 0);
+  if (link + 1 < role.used.size()) {
+    return comm.SendRecv(rank_of(role.used[link + 1]), acc, Comm::kNoPeer, {});
+  }
+  for (size_t k = 0; k < e; ++k) {
+    CAIRN_RETURN_IF_ERROR(comm.SendRecv(rank_of(role.erased[k]),
+                                        acc.subspan(k * s.length, s.length), Comm::kNoPeer, {}));
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-// Resizes b to exactly n bytes, keeping it (and its faulted pages) when it
-// already has that size.
-void Fit(AlignedBuffer& b, uint64_t n) {
-  if (b.size() != n) b = AlignedBuffer(n);
-}
-
 // The pipelined ring: at step q every member adds its piece q to the
 // partial parity of stripe StripeOfPiece(j, q) and passes it right; after
-// the last piece the stripe's rows go to the members that store them.
+// the last piece the stripe's rows go to the members that store them. Each
+// step runs slice by slice, so a slice is received, combined and (at the
+// last step) delivered and checksummed while still in cache.
 Status GroupEncoder::EncodeRing(std::span<const uint8_t> part, uint64_t chunk,
-                                AlignedBuffer& out_rows) {
+                                AlignedBuffer& out_rows, std::vector<uint32_t>* row_crcs) {
   const GroupView v = ViewOf(*comm_, *plan_, settings_);
   const StripeLayout& l = v.layout;
-  const int rows = l.parity_rows(), n = l.members();
-  const Combiner combiner(l.data_pieces(), rows, ParityGenerator(l.data_pieces(), rows));
+  const int rows = l.parity_rows(), n = l.members(), pieces = l.data_pieces();
+  const Combiner combiner(pieces, rows, ParityGenerator(pieces, rows));
   for (AlignedBuffer& b : partial_) Fit(b, rows * chunk);
-  Fit(scratch_, chunk);
-  std::span<const uint8_t> outgoing;
-  for (int q = 0; q < l.data_pieces(); ++q) {
-    AlignedBuffer& into = partial_[q % 2];
-    if (q > 0) {
-      CAIRN_RETURN_IF_ERROR(comm_->SendRecv(v.Rank((v.index + 1) % n), outgoing,
-                                            v.Rank((v.index + n - 1) % n), into.span()));
+  for (AlignedBuffer& b : scratch_) Fit(b, std::min(chunk, kSliceBytes));
+  const int right = v.Rank((v.index + 1) % n), left = v.Rank((v.index + n - 1) % n);
+  // partner and xor: piece 0 leaves as it lies, no copy.
+  const bool forward_piece0 = combiner.CopiesSource0();
+  // What step q made of a slice: the partial parity, or piece 0 itself.
+  auto made = [&](int q, const Slice& s) -> std::span<const uint8_t> {
+    if (q == 0 && forward_piece0) {
+      return {PaddedPiece(part, s.offset, s.length, scratch_[1]), s.length};
     }
-    const uint8_t* piece = PaddedPiece(part, q, chunk, scratch_);
-    if (q == 0 && combiner.CopiesSource0()) {
-      outgoing = {piece, chunk};  // sent as it lies: no copy (partner, xor)
-      continue;
+    return s.In(partial_[q % 2], rows);
+  };
+  const int finished = l.StripeOfPiece(v.index, pieces - 1);
+  std::vector<std::vector<uint32_t>> crcs(static_cast<size_t>(rows));
+  for (int q = 0; q < pieces; ++q) {
+    for (uint64_t offset = 0; offset < chunk; offset += kSliceBytes) {
+      const Slice s{offset, std::min(kSliceBytes, chunk - offset)};
+      const std::span<uint8_t> into = s.In(partial_[q % 2], rows);
+      if (q > 0) CAIRN_RETURN_IF_ERROR(comm_->SendRecv(right, made(q - 1, s), left, into));
+      if (q > 0 || !forward_piece0) {
+        std::vector<uint8_t*> row_ptrs = RowPointers(into.data(), rows, s.length);
+        combiner.Add(q, PaddedPiece(part, static_cast<uint64_t>(q) * chunk + s.offset, s.length,
+                                    scratch_[0]),
+                     row_ptrs.data(), s.length, q == 0);
+      }
+      if (q + 1 < pieces) continue;
+      // The stripe is complete for this slice: its rows go to their holders.
+      const std::span<const uint8_t> done = made(q, s);
+      for (int p = 0; p < rows; ++p) {
+        const int to = l.ParityMember(finished, p);
+        const int from = l.DataMember(l.StripeOfRow(v.index, p), pieces - 1);
+        const std::span<uint8_t> row_slice =
+            out_rows.span().subspan(static_cast<uint64_t>(p) * chunk + s.offset, s.length);
+        CAIRN_RETURN_IF_ERROR(comm_->SendRecv(v.Rank(to), done.subspan(p * s.length, s.length),
+                                              v.Rank(from), row_slice));
+        const std::vector<uint32_t> slice_crcs = BlockCrcs(row_slice, kBlockSize);
+        crcs[p].insert(crcs[p].end(), slice_crcs.begin(), slice_crcs.end());
+      }
     }
-    combiner.Add(q, piece, RowPointers(into, rows, chunk).data(), chunk, q == 0);
-    outgoing = into.span();
   }
-  const int finished = l.StripeOfPiece(v.index, l.data_pieces() - 1);
-  for (int p = 0; p < rows; ++p) {
-    const int to = l.ParityMember(finished, p);
-    const int from = l.DataMember(l.StripeOfRow(v.index, p), l.data_pieces() - 1);
-    CAIRN_RETURN_IF_ERROR(comm_->SendRecv(v.Rank(to), outgoing.subspan(p * chunk, chunk),
-                                          v.Rank(from), out_rows.span().subspan(p * chunk, chunk)));
-  }
+  for (const std::vector<uint32_t>& c : crcs) row_crcs->insert(row_crcs->end(), c.begin(), c.end());
   return Status::Ok();
 }
 
@@ -386,24 +463,24 @@ Status GroupEncoder::Encode(int64_t version, std::span<const uint8_t> part, Grou
   }
   h.chunk_size = ChunkSize(largest, l.data_pieces());
   Fit(out->rows, h.RowsBytes());
-  CAIRN_RETURN_IF_ERROR(EncodeRing(part, h.chunk_size, out->rows));
+  std::vector<uint32_t> parity_crcs;
+  CAIRN_RETURN_IF_ERROR(EncodeRing(part, h.chunk_size, out->rows, &parity_crcs));
 
-  // Every member's header carries every member's CRC32Cs.
-  std::vector<uint64_t> part_crc_bytes, parity_crc_bytes;
+  // Every member's header carries every member's CRC32Cs: one ring
+  // all-gather of this member's part CRC32Cs followed by its rows'.
+  std::vector<uint32_t> mine = BlockCrcs(part, kBlockSize);
+  mine.insert(mine.end(), parity_crcs.begin(), parity_crcs.end());
+  std::vector<uint64_t> lengths;
   for (const ParityMember& m : h.members) {
-    part_crc_bytes.push_back(4 * h.BlocksOf(m.part_size));
-    parity_crc_bytes.push_back(4 * h.parity_rows * h.RowBlocks());
+    lengths.push_back(4 * (h.BlocksOf(m.part_size) + h.parity_rows * h.RowBlocks()));
   }
-  CAIRN_ASSIGN_OR_RETURN(auto part_crcs, RingAllgather(comm, v, CrcBytes(BlockCrcs(part, kBlockSize)),
-                                                       part_crc_bytes));
-  std::vector<uint32_t> mine;
-  for (uint32_t p = 0; p < h.parity_rows; ++p) {
-    for (uint32_t crc : BlockCrcs(out->Row(p), kBlockSize)) mine.push_back(crc);
-  }
-  CAIRN_ASSIGN_OR_RETURN(auto parity_crcs, RingAllgather(comm, v, CrcBytes(mine), parity_crc_bytes));
+  CAIRN_ASSIGN_OR_RETURN(auto all, RingAllgather(comm, v, CrcBytes(mine), lengths));
   for (size_t i = 0; i < h.members.size(); ++i) {
-    h.members[i].part_crcs = CrcsOf(part_crcs[i]);
-    h.members[i].parity_crcs = CrcsOf(parity_crcs[i]);
+    std::vector<uint32_t> crcs = CrcsOf(all[i]);
+    const auto split =
+        crcs.begin() + static_cast<std::ptrdiff_t>(h.BlocksOf(h.members[i].part_size));
+    h.members[i].part_crcs.assign(crcs.begin(), split);
+    h.members[i].parity_crcs.assign(split, crcs.end());
   }
   return Status::Ok();
 }
@@ -525,14 +602,28 @@ Status RebuildOwnGroup(Comm& comm, const GroupView& v, const ParityHeader& heade
     lost_parts.push_back(states[static_cast<size_t>(r)].part_ok == 0);
     lost_parity.push_back(states[static_cast<size_t>(r)].parity_ok == 0);
   }
+  std::vector<StripeRole> roles;
+  size_t most_erased = 0;
+  for (int t = 0; t < v.layout.stripes(); ++t) {
+    CAIRN_ASSIGN_OR_RETURN(StripeRole role, RoleIn(v, t, lost_parts, lost_parity));
+    most_erased = std::max(most_erased, role.erased.size());
+    if (!role.erased.empty()) roles.push_back(std::move(role));
+  }
   const uint64_t chunk = header.chunk_size;
+  const uint64_t slice = std::min(chunk, kSliceBytes);
   const auto index = static_cast<size_t>(v.index);
   RebuildBuffers b{mine.part_ok ? *local.part : std::span<const uint8_t>(),
-                   mine.parity_ok ? local.parity : nullptr, AlignedBuffer(chunk),
+                   mine.parity_ok ? local.parity : nullptr, AlignedBuffer(slice),
+                   AlignedBuffer(most_erased * slice),
                    AlignedBuffer(lost_parts[index] ? v.layout.data_pieces() * chunk : 0),
                    AlignedBuffer(lost_parity[index] ? header.RowsBytes() : 0)};
-  for (int t = 0; t < v.layout.stripes(); ++t) {
-    CAIRN_RETURN_IF_ERROR(RebuildStripe(comm, v, t, lost_parts, lost_parity, chunk, b));
+  // Slice by slice, every stripe: the stripes' chains run side by side and
+  // each slice flows down its chain while the next one starts.
+  for (uint64_t offset = 0; offset < chunk; offset += kSliceBytes) {
+    const Slice s{offset, std::min(kSliceBytes, chunk - offset)};
+    for (const StripeRole& role : roles) {
+      CAIRN_RETURN_IF_ERROR(RebuildSlice(comm, v, role, chunk, s, b));
+    }
   }
   return TakeRebuilt(header, b, lost_parts[index], lost_parity[index], out);
 }

@@ -38,9 +38,20 @@ struct GroupParity {
   }
 };
 
+// Pieces and parity rows move in slices of this many bytes, in the encode
+// and in the rebuild (a multiple of
+// kCombineAlign and of the CRC32C block, so that per-slice block CRC32Cs
+// add up to a row's): large enough that the per-message cost vanishes,
+// small enough that a slice stays in cache between its arrival, its
+// combine and its departure.
+inline constexpr uint64_t kSliceBytes = uint64_t{4} << 20;
+
 // Encodes versions one after another, keeping its working buffers (and
 // the caller's parity rows) from one version to the next, so that their
-// pages are faulted in once, as the memory tier keeps its slots.
+// pages are faulted in once, as the memory tier keeps its slots. The ring
+// moves and combines the pieces slice by slice (kSliceBytes): a slice
+// is combined, passed on and checksummed while it is still in cache, and
+// only a slice that crosses the end of the part is copied.
 class GroupEncoder {
  public:
   // comm and plan must outlive the encoder. REQUIRES: plan formed for
@@ -56,15 +67,20 @@ class GroupEncoder {
   Status Encode(int64_t version, std::span<const uint8_t> part, GroupParity* out);
 
  private:
-  Status EncodeRing(std::span<const uint8_t> part, uint64_t chunk, AlignedBuffer& out_rows);
+  // The ring; fills out_rows (row-major) and the block CRC32Cs of each
+  // stored row, row after row, into row_crcs.
+  Status EncodeRing(std::span<const uint8_t> part, uint64_t chunk, AlignedBuffer& out_rows,
+                    std::vector<uint32_t>* row_crcs);
 
   Comm* comm_;
   const GroupPlan* plan_;
   RedundancySettings settings_;
   // The partial parity arriving from the left and the one passed right
-  // swap roles at every step; scratch holds a padded piece.
+  // swap roles at every step, stored slice-major (the rows of slice s side
+  // by side, so that one message carries them); the scratches hold a padded
+  // slice of the part: one being combined, one being sent.
   AlignedBuffer partial_[2];
-  AlignedBuffer scratch_;
+  AlignedBuffer scratch_[2];
 };
 
 // A one-off GroupEncoder::Encode, for callers that encode once.

@@ -10,6 +10,7 @@
 #define CAIRN_RUNTIME_ENGINE_H_
 
 #include <array>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <map>
@@ -341,6 +342,12 @@ class Engine {
   // MPI) now, collecting a failure in sync_errors. Pins the copy meanwhile.
   void ScheduleProtection(TierKind kind, const std::string& name, int64_t version,
                           std::vector<Status>* sync_errors);
+  // The flusher's job for the ticket-th version scheduled on (kind, name):
+  // encodes the newest version every rank has queued there, dropping the
+  // older queued ones (coalesced, as drains are), or nothing when an
+  // earlier job already took this ticket's version. Collective over the
+  // encode comm exactly when it encodes; every rank decides the same.
+  Status ProtectNewestQueued(TierKind kind, const std::string& name, uint64_t ticket);
   Status ProtectPinned(TierKind kind, const std::string& name, int64_t version);
   // Collective, before a restart agrees on a version: rebuilds the newest
   // protected version <= max_version (any when negative) that some rank
@@ -353,6 +360,14 @@ class Engine {
   // node-local tier, or kNone.
   int64_t NewestProtected(const std::string& name, int64_t max_version) REQUIRES(mu_);
   std::unique_ptr<EngineRedundancy> redundancy_;
+  // Versions waiting for their background encode on one (tier, name), in
+  // the order they were scheduled, which is the same on every rank.
+  struct ProtectionQueue {
+    uint64_t scheduled = 0;  // tickets handed out: 1, 2, ...
+    uint64_t taken = 0;      // tickets whose version was encoded or dropped
+    std::deque<int64_t> versions;  // those of tickets taken + 1 .. scheduled
+  };
+  std::map<std::pair<int, std::string>, ProtectionQueue> protection_queues_ GUARDED_BY(mu_);
   // The last rebuild (of any version of last_rebuild_.name), reported by
   // the restart that restores that version.
   struct LastRebuild {

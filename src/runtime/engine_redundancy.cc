@@ -103,20 +103,55 @@ HeldCopy ReadHeldCopy(const std::array<Tier*, kTierKinds>& tiers, const std::str
 
 }  // namespace
 
-Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m) {
-  const std::string manifest = PayloadView(m).Encode();
+namespace {
+
+// The payload of m: its size, and its bytes read into dst (which holds
+// that many), each file checked block by block.
+uint64_t PayloadSize(const Manifest& m, const std::string& manifest) {
   uint64_t total = manifest.size() + 8;
   for (const FileEntry& f : m.files) total += Protected(f) ? f.size : 0;
-  std::vector<uint8_t> payload(total);
+  return total;
+}
+
+Status FillPayload(const Tier& t, const Manifest& m, const std::string& manifest, uint8_t* dst) {
   uint64_t at = 0;
   for (const FileEntry& f : m.files) {
     if (!Protected(f)) continue;
-    CAIRN_RETURN_IF_ERROR(ReadWholeFile(t, m.name, m.version, f, payload.data() + at));
+    CAIRN_RETURN_IF_ERROR(ReadWholeFile(t, m.name, m.version, f, dst + at));
     at += f.size;
   }
-  std::memcpy(payload.data() + at, manifest.data(), manifest.size());
-  PutU64(payload.data() + at + manifest.size(), manifest.size());
+  std::memcpy(dst + at, manifest.data(), manifest.size());
+  PutU64(dst + at + manifest.size(), manifest.size());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m) {
+  const std::string manifest = PayloadView(m).Encode();
+  std::vector<uint8_t> payload(PayloadSize(m, manifest));
+  CAIRN_RETURN_IF_ERROR(FillPayload(t, m, manifest, payload.data()));
   return payload;
+}
+
+Result<std::span<const uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m,
+                                                       AlignedBuffer* buffer) {
+  const std::string manifest = PayloadView(m).Encode();
+  const uint64_t size = PayloadSize(m, manifest);
+  // Kept when large enough: its pages stay faulted in from one version to
+  // the next, as the encoder's buffers do.
+  if (buffer->size() < size) *buffer = AlignedBuffer(size);
+  CAIRN_RETURN_IF_ERROR(FillPayload(t, m, manifest, buffer->data()));
+  return std::span<const uint8_t>(buffer->data(), size);
+}
+
+Status CheckIntactCopy(const Tier& t, const std::string& name, int64_t version, int rank,
+                       int nranks) {
+  CAIRN_ASSIGN_OR_RETURN(Manifest m, CheckCopy(t, name, version, rank, nranks));
+  for (const FileEntry& f : m.files) {
+    if (Protected(f)) CAIRN_RETURN_IF_ERROR(VerifyFile(t, name, version, f));
+  }
+  return Status::Ok();
 }
 
 Result<GroupParity> ReadParityFile(const Tier& t, const Manifest& m) {
@@ -235,28 +270,29 @@ Manifest EngineRedundancy::ProtectedManifest(const Manifest& committed,
   return m;
 }
 
-Status EngineRedundancy::ProtectVersion(Tier& t, const std::string& name, int64_t version) {
+Result<uint64_t> EngineRedundancy::ProtectVersion(Tier& t, const std::string& name,
+                                                  int64_t version) {
   Comm& comm = encode_comm();
   const std::string what = fmt::format("protecting '{}' version {} with {} redundancy", name,
                                        version, RedundancySchemeName(settings_.scheme));
   Manifest committed;
-  std::vector<uint8_t> payload;
+  std::span<const uint8_t> payload;
   Status read = [&]() -> Status {
     CAIRN_ASSIGN_OR_RETURN(committed, CheckCopy(t, name, version, comm.rank(), comm.size()));
-    CAIRN_ASSIGN_OR_RETURN(payload, ReadRedundancyPayload(t, committed));
+    CAIRN_ASSIGN_OR_RETURN(payload, ReadRedundancyPayload(t, committed, &payload_));
     return Status::Ok();
   }();
   CAIRN_RETURN_IF_ERROR(comm.Agree(read).Annotate(what));
   if (!encoder_) encoder_ = std::make_unique<GroupEncoder>(&comm, &plan_, settings_);
   CAIRN_RETURN_IF_ERROR(comm.Agree(encoder_->Encode(version, payload, &parity_)).Annotate(what));
-  payload = {};  // a part-sized buffer: freed before the writes
   Result<FileEntry> file = WriteParityFile(t, name, version, parity_);
   Status written = comm.Agree(file.status());
   // Every member of every group has committed its parity: only now may a
   // manifest say the version is protected.
+  std::string manifest;
   if (written.ok()) {
-    written = comm.Agree(t.PutFile(name, version, ManifestFileName(comm.rank()),
-                                   ProtectedManifest(committed, *file, parity_.header).Encode()));
+    manifest = ProtectedManifest(committed, *file, parity_.header).Encode();
+    written = comm.Agree(t.PutFile(name, version, ManifestFileName(comm.rank()), manifest));
   }
   if (!written.ok()) {
     (void)t.Remove(name, version, ParityFileName(comm.rank()));
@@ -264,16 +300,16 @@ Status EngineRedundancy::ProtectVersion(Tier& t, const std::string& name, int64_
   }
   Log(LogLevel::kDebug, "'{}' version {}: parity committed on {} ({} bytes)", name, version,
       t.name(), file->size);
-  return Status::Ok();
+  return file->size + manifest.size();
 }
 
 namespace {
 
 // Writes this rank's whole copy, rebuilt or read, to t: the manifest goes
 // first (the copy counts as incomplete meanwhile) and comes back last,
-// listing the parity file the caller has committed.
-Status WriteProtectedCopy(Tier& t, const std::vector<uint8_t>& payload,
-                          const Manifest& protected_manifest) {
+// listing the parity file the caller has committed. The bytes written.
+Result<uint64_t> WriteProtectedCopy(Tier& t, const std::vector<uint8_t>& payload,
+                                    const Manifest& protected_manifest) {
   const std::string& name = protected_manifest.name;
   const int64_t version = protected_manifest.version;
   const std::string manifest_file = ManifestFileName(protected_manifest.rank);
@@ -289,7 +325,9 @@ Status WriteProtectedCopy(Tier& t, const std::vector<uint8_t>& payload,
     CAIRN_RETURN_IF_ERROR(WriteVerifiedBuffer(t, name, version, f, bytes));
     at += f.size;
   }
-  return t.PutFile(name, version, manifest_file, protected_manifest.Encode());
+  const std::string manifest = protected_manifest.Encode();
+  CAIRN_RETURN_IF_ERROR(t.PutFile(name, version, manifest_file, manifest));
+  return at + manifest.size();
 }
 
 }  // namespace
@@ -304,6 +342,7 @@ Result<RebuildSummary> EngineRedundancy::RebuildVersion(const std::array<Tier*, 
   local.parity = held.parity.get();
   CAIRN_ASSIGN_OR_RETURN(RebuildOutcome out,
                          RebuildGroupParts(comm, plan_, settings_, version, local));
+  uint64_t bytes_written = 0;
   Status wrote = [&]() -> Status {
     if (held.protected_here && !out.part && !out.parity) return Status::Ok();
     if (write_back == nullptr) return Error(Code::kInternal, "no node-local tier to write back to");
@@ -317,12 +356,16 @@ Result<RebuildSummary> EngineRedundancy::RebuildVersion(const std::array<Tier*, 
                                                                 comm.rank())));
     CAIRN_ASSIGN_OR_RETURN(FileEntry parity_file,
                            WriteParityFile(*write_back, name, version, parity));
-    return WriteProtectedCopy(*write_back, payload, ProtectedManifest(m, parity_file, parity.header));
+    CAIRN_ASSIGN_OR_RETURN(uint64_t copy_bytes,
+                           WriteProtectedCopy(*write_back, payload,
+                                              ProtectedManifest(m, parity_file, parity.header)));
+    bytes_written = parity_file.size + copy_bytes;
+    return Status::Ok();
   }();
   CAIRN_RETURN_IF_ERROR(comm.Agree(wrote).Annotate(
       fmt::format("writing back the rebuilt copies of '{}' version {}", name, version)));
   return RebuildSummary{version, out.parts_rebuilt, out.parities_rebuilt,
-                        RedundancySchemeName(settings_.scheme)};
+                        RedundancySchemeName(settings_.scheme), bytes_written};
 }
 
 }  // namespace cairn

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct RebuildSummary {
   int parts_rebuilt = 0;   // in the whole job
   int parities_rebuilt = 0;
   std::string scheme;      // "partner", "xor", "rs"
+  // This rank's own: bytes it wrote back to its node-local tier (0 when it
+  // lost nothing), for the SSD wear ledger.
+  uint64_t bytes_written_here = 0;
 };
 
 class EngineRedundancy {
@@ -66,8 +70,10 @@ class EngineRedundancy {
   // every rank has, rewrites the manifest to list the parity and the
   // redundancy record. A rank that cannot read its copy makes every rank
   // skip the version (the same error everywhere); the version then stays
-  // committed without redundancy. REQUIRES: the copy is pinned.
-  Status ProtectVersion(Tier& t, const std::string& name, int64_t version);
+  // committed without redundancy. The bytes this rank wrote to t (parity
+  // file and manifest), which wear an SSD as a part does. REQUIRES: the
+  // copy is pinned.
+  Result<uint64_t> ProtectVersion(Tier& t, const std::string& name, int64_t version);
 
   // Collective over the job's comm. Rebuilds (name, version) for the ranks
   // that have no usable node-local copy of it (`have_copy` false) or whose
@@ -96,9 +102,11 @@ class EngineRedundancy {
   RedundancySettings settings_;
   GroupPlan plan_;
   bool background_ = false;
-  // Its buffers outlive one version, so their pages are faulted in once.
+  // Its buffers outlive one version, so their pages are faulted in once;
+  // so does the payload read back for the encode.
   std::unique_ptr<GroupEncoder> encoder_;
   GroupParity parity_;
+  AlignedBuffer payload_;
 };
 
 // The payload of a committed copy (see above): its part and routed files,
@@ -106,6 +114,16 @@ class EngineRedundancy {
 // redundancy record, then the manifest's length (8 bytes, little-endian).
 // kCorrupt naming the file when a block fails its CRC32C.
 Result<std::vector<uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m);
+// The same into *buffer (reallocated only when too small; aligned, so the
+// encode combines the part where it lies): the payload's bytes in it.
+Result<std::span<const uint8_t>> ReadRedundancyPayload(const Tier& t, const Manifest& m,
+                                                       AlignedBuffer* buffer);
+// Whether this rank's copy of (name, version) on tier t is whole: its
+// manifest and files there (CheckCopy) and every byte of the files the
+// payload protects matching its CRC32Cs. A copy that fails is one its
+// group rebuilds. The cause (kNotFound, kCorrupt naming the file) if not.
+Status CheckIntactCopy(const Tier& t, const std::string& name, int64_t version, int rank,
+                       int nranks);
 // This rank's parity file of copy m on tier t (the manifest's kRedundancy
 // entry), checked whole (its CRC32Cs, its header, its size); kNotFound when
 // the manifest lists none, kCorrupt naming the file otherwise.

@@ -12,35 +12,84 @@ void Engine::ScheduleProtection(TierKind kind, const std::string& name, int64_t 
                                 std::vector<Status>* sync_errors) {
   // The pfs is no node's failure domain: a version there needs no group.
   if (!redundancy_ || kind == TierKind::kPfs) return;
+  uint64_t ticket = 0;
   {
     // Retention must not delete the copy while it waits or is encoded.
     MutexLock lock(&mu_);
     pinned_.insert({static_cast<int>(kind), version});
+    if (redundancy_->background()) {
+      ProtectionQueue& queue = protection_queues_[{static_cast<int>(kind), name}];
+      queue.versions.push_back(version);
+      ticket = ++queue.scheduled;
+    }
   }
   if (!redundancy_->background()) {
     Status s = ProtectPinned(kind, name, version);
     if (!s.ok()) sync_errors->push_back(s);
     return;
   }
-  // Never superseded: the encode is collective, and every rank must run the
-  // same encodes in the same order.
-  flusher_->Add([this, kind, name, version] { return ProtectPinned(kind, name, version); });
+  // Not the flusher's own superseding: whether a queued job has started
+  // differs from rank to rank, and the encode is collective. The job
+  // coalesces instead, with every rank (ProtectNewestQueued).
+  flusher_->Add([this, kind, name, ticket] { return ProtectNewestQueued(kind, name, ticket); });
+}
+
+Status Engine::ProtectNewestQueued(TierKind kind, const std::string& name, uint64_t ticket) {
+  uint64_t waiting = 0;
+  {
+    MutexLock lock(&mu_);
+    const ProtectionQueue& queue = protection_queues_[{static_cast<int>(kind), name}];
+    // Every rank has taken the same tickets (each take below is agreed), so
+    // every rank skips, or encodes, here alike.
+    if (ticket <= queue.taken) return Status::Ok();
+    waiting = queue.versions.size();
+  }
+  // Ranks whose application thread ran ahead have queued more: the newest
+  // version queued on every rank is encoded, the older ones are dropped.
+  Result<int64_t> agreed = redundancy_->encode_comm().Min(static_cast<int64_t>(waiting));
+  // Without an agreement (the comm failed), only this ticket's version goes.
+  const uint64_t take = agreed.ok() ? static_cast<uint64_t>(*agreed) : 1;
+  int64_t newest = kNone;
+  {
+    MutexLock lock(&mu_);
+    ProtectionQueue& queue = protection_queues_[{static_cast<int>(kind), name}];
+    for (uint64_t i = 0; i < take; ++i) {
+      newest = queue.versions.front();
+      queue.versions.pop_front();
+      // Dropped versions are released now; the newest when encoded.
+      if (i + 1 < take) pinned_.erase(pinned_.find({static_cast<int>(kind), newest}));
+    }
+    queue.taken += take;
+  }
+  if (take > 1) {
+    Log(LogLevel::kDebug, "'{}': {} queued redundancy encode(s) superseded by version {}", name,
+        take - 1, newest);
+  }
+  if (!agreed.ok()) {
+    MutexLock lock(&mu_);
+    pinned_.erase(pinned_.find({static_cast<int>(kind), newest}));
+    return agreed.status();
+  }
+  return ProtectPinned(kind, name, newest);
 }
 
 Status Engine::ProtectPinned(TierKind kind, const std::string& name, int64_t version) {
-  Status s = redundancy_->ProtectVersion(*tier(kind), name, version);
+  Result<uint64_t> written = redundancy_->ProtectVersion(*tier(kind), name, version);
   {
     MutexLock lock(&mu_);
     pinned_.erase(pinned_.find({static_cast<int>(kind), version}));
   }
-  if (!s.ok()) {
+  if (!written.ok()) {
     // The version stays committed, only unprotected against node loss.
-    Log(LogLevel::kWarn, "{} (the version stays committed without redundancy)", s.ToString());
-  } else {
-    Log(LogLevel::kDebug, "'{}' version {} protected by {} redundancy", name, version,
-        RedundancySchemeName(config_.redundancy.scheme));
+    Log(LogLevel::kWarn, "{} (the version stays committed without redundancy)",
+        written.status().ToString());
+    return written.status();
   }
-  return s;
+  // Parity wears the SSD as parts do: the controller must see it.
+  if (kind == TierKind::kSsd) controller_->RecordSsdWrite(*written);
+  Log(LogLevel::kDebug, "'{}' version {} protected by {} redundancy", name, version,
+      RedundancySchemeName(config_.redundancy.scheme));
+  return Status::Ok();
 }
 
 int64_t Engine::NewestProtected(const std::string& name, int64_t max_version) {
@@ -81,15 +130,27 @@ Status Engine::RebuildLostCopies(const std::string& name, int64_t max_version) {
     }
     CAIRN_ASSIGN_OR_RETURN(int64_t candidate, comm_->Max(mine));
     if (candidate == kNone) return Status::Ok();
+    // A copy counts only when every byte checks: a rank whose node-local
+    // copies are all gone or corrupt is rebuilt like a lost node's.
     bool have = false;
     for (int k = 0; k < kTierKinds && !have; ++k) {
-      have = tiers[k] && static_cast<TierKind>(k) != TierKind::kPfs &&
-             CheckCopy(*tiers[k], name, candidate, comm_->rank(), comm_->size()).ok();
+      if (!tiers[k] || static_cast<TierKind>(k) == TierKind::kPfs) continue;
+      Status intact = CheckIntactCopy(*tiers[k], name, candidate, comm_->rank(), comm_->size());
+      have = intact.ok();
+      if (!intact.ok() && intact.code() != Code::kNotFound) {
+        Log(LogLevel::kWarn, "restart: rank {}'s copy of '{}' version {} on tier {} is damaged "
+            "({}); unless another node-local tier holds it whole, its redundancy group rebuilds it",
+            comm_->rank(), name, candidate,
+            tiers[k]->name(), intact.ToString());
+      }
     }
     CAIRN_ASSIGN_OR_RETURN(bool everyone, comm_->AllTrue(have));
     if (everyone) return Status::Ok();  // nothing lost: the restore reads the copies
     auto rebuilt = redundancy_->RebuildVersion(tiers, write_back, name, candidate);
     if (rebuilt.ok()) {
+      if (write_back != nullptr && write_back->kind() == TierKind::kSsd) {
+        controller_->RecordSsdWrite(rebuilt->bytes_written_here);
+      }
       last_rebuild_ = LastRebuild{name, *rebuilt};
       Log(LogLevel::kInfo,
           "restart: rebuilt '{}' version {} from {} redundancy groups: {} part(s) and {} "

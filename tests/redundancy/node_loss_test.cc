@@ -2,16 +2,22 @@
 // of them, memory and ssd — and restarts (docs/redundancy.md).
 //
 //   mpirun -np R node_loss_test --scheme xor --ranks-per-node 2 --lose 1
-//          [--parity M] [--pfs] [--sync] [--corrupt-parity] [--second-loss]
+//          [--parity M] [--pfs] [--sync] [--corrupt-parity] [--corrupt-part]
+//          [--second-loss] [--placement ssd]
 //          [--expect rebuilt|pfs|error] [--seed N]
 //
 // Run 1 protects a buffer per rank (sizes differ by rank), checkpoints
 // versions 1..K (K random, from the seed) and finalizes. Rank 0 then
 // deletes the node-local directories of --lose random virtual nodes (and,
 // with --corrupt-parity, flips a byte in the parity files of a survivor of
-// a lost rank's group). Run 2 restarts and expects:
-//   rebuilt  version K restored bit for bit, the lost ranks' parts rebuilt
-//            from their groups and written back with their parity (with
+// a lost rank's group; with --corrupt-part, flips a byte in the part files
+// of one random rank on every node-local tier, so that its copies are all
+// complete but corrupt). With --placement ssd every version goes straight
+// to the ssd tier and is kept, and each node's SSD wear ledger must count
+// at least every byte on its ssd tier, parity included. Run 2 restarts and
+// expects:
+//   rebuilt  version K restored bit for bit, the lost (and corrupt) ranks'
+//            parts rebuilt from their groups and written back with their parity (with
 //            --second-loss, another node is then lost and run 3 restarts
 //            from what run 2 wrote back);
 //   pfs      version K restored from the pfs, nothing rebuilt;
@@ -22,12 +28,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -47,6 +56,8 @@ struct Options {
   bool pfs = false;
   bool sync = false;
   bool corrupt_parity = false;
+  bool corrupt_part = false;
+  std::string placement = "memory";
   bool second_loss = false;
   std::string expect = "rebuilt";
   unsigned seed = 1;
@@ -85,6 +96,8 @@ Options Parse(int argc, char** argv) {
     else if (a == "--pfs") o.pfs = true;
     else if (a == "--sync") o.sync = true;
     else if (a == "--corrupt-parity") o.corrupt_parity = true;
+    else if (a == "--corrupt-part") o.corrupt_part = true;
+    else if (a == "--placement") o.placement = next();
     else if (a == "--second-loss") o.second_loss = true;
     else if (a == "--expect") o.expect = next();
     else if (a == "--seed") o.seed = static_cast<unsigned>(std::atoi(next().c_str()));
@@ -122,6 +135,8 @@ std::string WriteConfig(const Options& o) {
       << "[tiers.ssd]\npath = \"" << g_dir << "/ssd/{node}\"\n"
       << "[tiers.pfs]\nenabled = " << (o.pfs ? "true" : "false") << "\npath = \"" << g_dir
       << "/pfs\"\n"
+      << "[placement]\npolicy = \"" << o.placement << "\"\n"
+      << (o.placement == "ssd" ? "[retention]\nkeep = 8\n" : "")
       << "[topology]\nranks_per_node = " << o.ranks_per_node << "\n"
       << "[redundancy]\nscheme = \"" << o.scheme << "\"\nparity = " << o.parity
       << "\nsync = " << (o.sync ? "true" : "false") << "\n";
@@ -163,11 +178,9 @@ void LoseNodes(const std::set<int>& nodes) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-// Flips a byte in the last row of rank r's parity files of every version
-// on every node-local tier of its node.
-void CorruptParity(int r, int ranks_per_node) {
-  char file[32];
-  std::snprintf(file, sizeof(file), "r%06d.parity", r);
+// Flips the byte `from_end` bytes before the end of rank r's file `file`
+// of every version on every node-local tier of its node.
+void CorruptFiles(int r, int ranks_per_node, const std::string& file, int from_end) {
   const std::string node = std::to_string(r / ranks_per_node);
   for (const std::string& root : {g_shm + "/" + node, g_dir + "/ssd/" + node}) {
     if (!fs::exists(root + "/state")) continue;
@@ -175,14 +188,71 @@ void CorruptParity(int r, int ranks_per_node) {
       fs::path p = v.path() / file;
       if (!fs::exists(p)) continue;
       std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
-      f.seekg(-5, std::ios::end);
+      f.seekg(-from_end, std::ios::end);
       char c = 0;
       f.read(&c, 1);
       c ^= 0x5a;
-      f.seekp(-5, std::ios::end);
+      f.seekp(-from_end, std::ios::end);
       f.write(&c, 1);
       std::printf("corrupted %s\n", p.c_str());
     }
+  }
+}
+
+// A byte in the last row of rank r's parity files.
+void CorruptParity(int r, int ranks_per_node) {
+  char file[32];
+  std::snprintf(file, sizeof(file), "r%06d.parity", r);
+  CorruptFiles(r, ranks_per_node, file, 5);
+}
+
+// A byte in the data of rank r's part files: complete, but failing their
+// CRC32C.
+void CorruptPart(int r, int ranks_per_node) {
+  char file[32];
+  std::snprintf(file, sizeof(file), "r%06d.part", r);
+  CorruptFiles(r, ranks_per_node, file, 1000);
+}
+
+// The bytes a node's SSD wear ledger counts: per writer, the larger
+// "bytes" of its two slot files (the count only grows).
+uint64_t LedgerBytes(const std::string& ssd_root) {
+  std::map<std::string, uint64_t> writers;
+  const fs::path wear = fs::path(ssd_root) / ".wear";
+  if (!fs::exists(wear)) return 0;
+  for (const auto& f : fs::recursive_directory_iterator(wear)) {
+    if (!f.is_regular_file()) continue;
+    std::ifstream in(f.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = text.find("\"bytes\":");
+    if (at == std::string::npos) continue;
+    const uint64_t bytes = std::strtoull(text.c_str() + at + 8, nullptr, 10);
+    uint64_t& w = writers[f.path().stem().string()];
+    w = std::max(w, bytes);
+  }
+  uint64_t sum = 0;
+  for (const auto& [writer, bytes] : writers) sum += bytes;
+  return sum;
+}
+
+// Every byte on each node's ssd tier (versions are kept: --placement ssd
+// with keep 8) was written there, parity files included, so the ledger
+// must count at least as many.
+void CheckWearLedgers(int nodes) {
+  if (g_rank != 0) return;
+  for (int n = 0; n < nodes; ++n) {
+    const std::string root = g_dir + "/ssd/" + std::to_string(n);
+    uint64_t on_ssd = 0, parity = 0;
+    for (const auto& f : fs::recursive_directory_iterator(root + "/state")) {
+      if (!f.is_regular_file()) continue;
+      on_ssd += f.file_size();
+      if (f.path().extension() == ".parity") parity += f.file_size();
+    }
+    const uint64_t counted = LedgerBytes(root);
+    CHECK(parity > 0, "node %d: no parity file on its ssd tier", n);
+    CHECK(counted >= on_ssd, "node %d: the wear ledger counts %llu bytes, its ssd tier holds %llu "
+          "(%llu of parity)", n, static_cast<unsigned long long>(counted),
+          static_cast<unsigned long long>(on_ssd), static_cast<unsigned long long>(parity));
   }
 }
 
@@ -281,10 +351,12 @@ int LostRanks(const std::set<int>& nodes, int ranks_per_node) {
   return lost;
 }
 
-void CheckRebuilt(const Options& o, const cairn_restart_info& info, const std::set<int>& lost) {
-  CHECK(info.parts_rebuilt == LostRanks(lost, o.ranks_per_node),
-        "%d parts rebuilt, %d ranks were lost", info.parts_rebuilt,
-        LostRanks(lost, o.ranks_per_node));
+// corrupt: ranks whose copies were all corrupt, rebuilt as well.
+void CheckRebuilt(const Options& o, const cairn_restart_info& info, const std::set<int>& lost,
+                  int corrupt) {
+  CHECK(info.parts_rebuilt == LostRanks(lost, o.ranks_per_node) + corrupt,
+        "%d parts rebuilt, %d ranks were lost and %d corrupt", info.parts_rebuilt,
+        LostRanks(lost, o.ranks_per_node), corrupt);
   CHECK(o.scheme == info.redundancy, "rebuilt with '%s', configured '%s'", info.redundancy,
         o.scheme.c_str());
 }
@@ -331,6 +403,7 @@ int main(int argc, char** argv) {
   }
   const std::string config = WriteConfig(o);
   WriteVersions(o, config, k);
+  if (o.placement == "ssd") CheckWearLedgers(nodes);
   std::set<int> lost = PickNodes(gen, nodes, o.lose, {});
   LoseNodes(lost);
   if (o.corrupt_parity && g_rank == 0) {
@@ -340,13 +413,26 @@ int main(int argc, char** argv) {
     while (lost.count(victim / o.ranks_per_node)) victim = (victim + o.ranks_per_node) % g_size;
     CorruptParity(victim, o.ranks_per_node);
   }
+  // A rank of a node not lost: its copies are there, whole in size, but
+  // corrupt in every tier.
+  int corrupt = 0;
+  if (o.corrupt_part) {
+    const std::set<int> avoid(lost);
+    int victim = static_cast<int>(gen() % static_cast<unsigned>(g_size));
+    while (avoid.count(victim / o.ranks_per_node)) victim = (victim + 1) % g_size;
+    if (g_rank == 0) {
+      std::printf("corrupting the part files of rank %d\n", victim);
+      CorruptPart(victim, o.ranks_per_node);
+    }
+    corrupt = 1;
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   if (o.expect == "error") {
     RestartMustFail(o, config);
   } else {
     cairn_restart_info info = RestartAndCompare(o, config, k);
     if (o.expect == "rebuilt") {
-      CheckRebuilt(o, info, lost);
+      CheckRebuilt(o, info, lost, corrupt);
     } else {
       CHECK(info.parts_rebuilt == 0, "%d parts rebuilt, the pfs copy was expected",
             info.parts_rebuilt);
@@ -357,7 +443,7 @@ int main(int argc, char** argv) {
       std::set<int> again = PickNodes(gen, nodes, o.lose, lost);
       LoseNodes(again);
       cairn_restart_info second = RestartAndCompare(o, config, k);
-      CheckRebuilt(o, second, again);
+      CheckRebuilt(o, second, again, 0);
     }
   }
   int failures = 0;

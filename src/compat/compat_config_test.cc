@@ -285,6 +285,13 @@ TEST(ScrIndex, RoundTripsAndNamesTheBadKey) {
                               "scr-index.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("scr-index.json/datasets/1"), std::string::npos) << bad.message();
+  // SCR_Current only names a dataset of the index (found by fuzz_scr_index).
+  Status stray = again.FromJson(R"({"format": 1, "current": 2, "datasets": {
+      "1": {"name": "a", "flags": 1, "failed": false, "dropped": false, "files": []}}})",
+                                "scr-index.json");
+  ASSERT_FALSE(stray.ok());
+  EXPECT_NE(stray.message().find("scr-index.json/current: dataset 2"), std::string::npos)
+      << stray.message();
 }
 
 }  // namespace

@@ -41,7 +41,15 @@ Status ScrIndex::FromJson(const std::string& text, const std::string& origin) {
     }
     where = "/current";
     const json& current = root.at("current");
-    current_ = current.is_null() ? std::optional<int>() : std::optional<int>(current.get<int>());
+    std::optional<int> current_id;
+    if (!current.is_null()) current_id = current.get<int>();
+    // SCR_Current names a dataset the index holds; another id would send
+    // the next restart to a dataset nobody recorded.
+    if (current_id && datasets.count(*current_id) == 0) {
+      return Status::Error(origin + where + ": dataset " + std::to_string(*current_id) +
+                           " is not in the index");
+    }
+    current_ = current_id;
     datasets_ = std::move(datasets);
   } catch (const std::exception& e) {
     return Status::Error(origin + where + ": " + e.what());

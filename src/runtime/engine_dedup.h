@@ -54,12 +54,22 @@ class EngineDedup {
   Result<FileEntry> WritePart(Tier& tier, const std::string& name, int64_t version, int rank,
                               int nranks);
 
+  // Bytes of this rank's pages file when every page of `regions` is
+  // stored (a full version of data without duplicates): the size of the
+  // memory tier's reusable slots in this mode, as a plain part's is without
+  // it. Names shift it only when they push the header past a 4 KiB
+  // boundary (format/page_table.h); the slots are sized for an empty name.
+  uint64_t FullPartBytes(const std::vector<Region>& regions, int rank, int nranks) const;
+
   // The planned version is committed everywhere: the next may refer to it.
   void Committed(int rank);
   // The next version is full (a failed checkpoint, or a restart).
   void Forget();
 
  private:
+  PagesHeader HeaderFor(const std::string& name, int64_t version, int rank, int nranks,
+                        const std::vector<Region>& regions, std::vector<PageRecord> records) const;
+
   DedupSettings settings_;
   DedupPlanner planner_;
   std::vector<Region> regions_;  // of the plan

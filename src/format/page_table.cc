@@ -66,8 +66,7 @@ Status DecodeRecords(ByteReader& r, PagesHeader* h, const std::string& origin) {
     }
     p.kind = static_cast<PageKind>(kind);
     p.shareable = (r.U8() & kShareableFlag) != 0;
-    std::string digest = r.Bytes(digest_bytes);
-    std::memcpy(p.digest.bytes.data(), digest.data(), digest.size());
+    r.CopyTo(p.digest.bytes.data(), digest_bytes);
     p.rank = h->rank;
     p.version = h->version;
     if (IsReference(p.kind)) {
@@ -165,6 +164,7 @@ uint64_t PagesHeader::DataBytes() const {
 std::string PagesHeader::Encode() const {
   size_t digest_bytes = DigestBytes(hash);
   ByteWriter w;
+  w.data().reserve(HeaderBytes());
   w.Bytes(std::string_view(kPagesMagic, 8));
   w.U32(format);
   w.U32(0);  // CRC, filled in below

@@ -197,6 +197,19 @@ TEST_F(EngineDedupTest, AnUnresolvableReferenceFallsBackToAnOlderVersion) {
   ExpectRestart(2, 1, 1);
 }
 
+TEST_F(EngineDedupTest, ADamagedStoredPageFallsBackToTheNextTiersCopy) {
+  CheckpointJob(2, 1, 1);
+  // One bit of a stored page of rank 0's memory copy of version 1: its
+  // block CRC catches it, and the pfs copy serves (bit-exact, version 1).
+  auto t = OpenNodeTier(env_.get(), config_, TierKind::kMemory, 0);
+  ASSERT_TRUE(t.ok());
+  auto bytes = (*t)->GetFile("dd", 1, PartFileName(0));
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  (*bytes)[bytes->size() - 5] ^= 0x10;  // the last stored page (the short one)
+  ASSERT_TRUE((*t)->PutFile("dd", 1, PartFileName(0), *bytes).ok());
+  ExpectRestart(2, 1, 1);
+}
+
 TEST_F(EngineDedupTest, RestartTestPassesOverAVersionWhoseReferenceIsGone) {
   config_.dedup.mode = DedupMode::kIncremental;
   config_.dedup.full_every = 2;  // 0 full, 1 -> 0, 2 full, 3 -> 2

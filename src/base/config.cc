@@ -768,6 +768,7 @@ Status FinishConfig(Config& config, const std::set<std::string>& user_set) {
   for (Status s : {config.placement.Validate(), config.interval.Validate()}) {
     if (!s.ok()) return Status(Code::kConfig, s.message());
   }
+  CAIRN_RETURN_IF_ERROR(config.CheckDedupWithEcc());
   bool any_enabled = false;
   for (const auto& t : config.tiers) any_enabled = any_enabled || t.enabled;
   if (!any_enabled) {
@@ -828,6 +829,18 @@ const char* PlacementPolicyName(PlacementPolicy policy) {
     case PlacementPolicy::kRatio: return "ratio";
   }
   return "?";
+}
+
+Status Config::CheckDedupWithEcc() const {
+  const TierConfig& memory = tier(TierKind::kMemory);
+  if (dedup.mode == DedupMode::kOff || !memory.enabled || memory.ecc == EccMode::kNone) {
+    return Status::Ok();
+  }
+  return Error(Code::kConfig,
+               "config keys 'dedup.mode' ('{}') and 'tiers.memory.ecc' ('{}') cannot be combined: "
+               "a deduplicated copy has no ECC sidecar; set dedup.mode = \"off\" or "
+               "tiers.memory.ecc = \"none\" (docs/dedup.md)",
+               DedupModeName(dedup.mode), memory.ecc == EccMode::kNormal ? "normal" : "strong");
 }
 
 Status ClcSettings::Validate() const {

@@ -37,7 +37,8 @@ constexpr char kFailed = 0;
 
 }  // namespace
 
-Result<std::string> AllreduceTree(Comm& comm, std::string local, const MergeBytes& merge) {
+Result<std::string> AllreduceTree(Comm& comm, std::string local, const MergeBytes& merge,
+                                  const FinishBytes& finish) {
   const int rank = comm.rank();
   const int size = comm.size();
   Status mine = Status::Ok();     // this rank's own merge failure
@@ -65,6 +66,7 @@ Result<std::string> AllreduceTree(Comm& comm, std::string local, const MergeByte
   }
   const bool root_has_all = rank == 0 && mine.ok() && !subtree_failed;
   std::string result = root_has_all ? std::move(partial) : std::string();
+  if (root_has_all && finish) result = finish(std::move(result));
   CAIRN_RETURN_IF_ERROR(comm.Broadcast(&result, 0));
   CAIRN_RETURN_IF_ERROR(comm.Agree(mine));
   return result;

@@ -23,7 +23,11 @@ using MergeBytes = std::function<Result<std::string>(const std::string& left, co
 // of all of them, or, if a merge failed on some rank, that failure on
 // every rank (Comm::Agree). In round k (k = 0, 1, ...) rank r with
 // r mod 2^(k+1) == 2^k sends its partial result to r - 2^k and drops out.
-Result<std::string> AllreduceTree(Comm& comm, std::string local, const MergeBytes& merge);
+// `finish`, if given, turns rank 0's full merge into what is broadcast
+// (a reduction may need state in its merges that no rank needs at the end).
+using FinishBytes = std::function<std::string(std::string merged)>;
+Result<std::string> AllreduceTree(Comm& comm, std::string local, const MergeBytes& merge,
+                                  const FinishBytes& finish = nullptr);
 
 }  // namespace cairn
 

@@ -96,8 +96,7 @@ Result<HashFreqSet> DecodeHashFreqSet(const std::string& bytes, size_t digest_by
   }
   HashFreqSet set(n);
   for (HashFreq& t : set) {
-    std::string d = r.Bytes(digest_bytes);
-    std::memcpy(t.digest.bytes.data(), d.data(), d.size());
+    r.CopyTo(t.digest.bytes.data(), digest_bytes);
     t.count = r.U64();
     t.owner = static_cast<int32_t>(r.U32());
     if (t.owner < 0 || t.owner >= nranks) {

@@ -1,7 +1,11 @@
 // The collective step of Algorithm 1 (line 16): ALL_REDUCE of every rank's
 // HashFreq with HASH_MERGER, in ceil(log2 P) rounds (comm/tree_reduce.h).
 // Every rank gets the same TopK: at most `threshold` of the pages held by
-// the most ranks, each with the rank designated to store it.
+// the most ranks, each with the rank designated to store it. Of those, only
+// the pages that two or more ranks hold are broadcast: a page one rank
+// holds is that rank's own (HASH_MERGER never moves it), so no rank's plan
+// needs it, and leaving it out spares the broadcast of every unique page
+// of the job (all of them, for data without duplicates).
 // Thread-safety: as Comm (collective, the application's thread).
 #ifndef CAIRN_DEDUP_TOP_K_H_
 #define CAIRN_DEDUP_TOP_K_H_

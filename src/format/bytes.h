@@ -33,7 +33,11 @@ class ByteWriter {
  private:
   template <typename T>
   void Fixed(T v) {
-    for (size_t i = 0; i < sizeof(T); ++i) out_.push_back(static_cast<char>(v >> (8 * i)));
+    // Little-endian whatever the host, appended at once (the compiler makes
+    // the loop a single store): page tables append millions of fields.
+    char bytes[sizeof(T)];
+    for (size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<char>(v >> (8 * i));
+    out_.append(bytes, sizeof(T));
   }
   std::string out_;
 };
@@ -57,6 +61,14 @@ class ByteReader {
     std::string s(in_.substr(pos_, n));
     pos_ += n;
     return s;
+  }
+  // Bytes(n) into dst without making a string; false (and !ok()) if fewer
+  // than n remain.
+  bool CopyTo(void* dst, size_t n) {
+    if (!Need(n)) return false;
+    std::memcpy(dst, in_.data() + pos_, n);
+    pos_ += n;
+    return true;
   }
   std::string String16() { return Bytes(U16()); }
   bool ok() const { return ok_; }

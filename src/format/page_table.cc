@@ -70,8 +70,7 @@ Status DecodeRecords(ByteReader& r, PagesHeader* h, const std::string& origin) {
       return Corrupt(origin, "page " + std::to_string(i) + " has unknown flags " + std::to_string(flags));
     }
     p.shareable = (flags & kShareableFlag) != 0;
-    std::string digest = r.Bytes(digest_bytes);
-    std::memcpy(p.digest.bytes.data(), digest.data(), digest.size());
+    r.CopyTo(p.digest.bytes.data(), digest_bytes);
     p.rank = h->rank;
     p.version = h->version;
     if (IsReference(p.kind)) {
@@ -169,6 +168,7 @@ uint64_t PagesHeader::DataBytes() const {
 std::string PagesHeader::Encode() const {
   size_t digest_bytes = DigestBytes(hash);
   ByteWriter w;
+  w.data().reserve(HeaderBytes());
   w.Bytes(std::string_view(kPagesMagic, 8));
   w.U32(format);
   w.U32(0);  // CRC, filled in below

@@ -13,6 +13,7 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,15 @@ const char* PageHashKindName(PageHashKind kind);
 // A page digest, zero-padded to kMaxDigestBytes; compared as bytes.
 struct PageDigest {
   std::array<uint8_t, kMaxDigestBytes> bytes{};
-  auto operator<=>(const PageDigest&) const = default;
+  // The arrays' own lexicographic order, by memcmp: the defaulted
+  // comparison goes byte by byte, and sorting and merging the top-K sets
+  // compare digests millions of times.
+  std::strong_ordering operator<=>(const PageDigest& other) const {
+    return std::memcmp(bytes.data(), other.bytes.data(), kMaxDigestBytes) <=> 0;
+  }
+  bool operator==(const PageDigest& other) const {
+    return std::memcmp(bytes.data(), other.bytes.data(), kMaxDigestBytes) == 0;
+  }
   std::string Hex(size_t digest_bytes) const;
 };
 

@@ -109,6 +109,8 @@ Engine::~Engine() {
 
 Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const Config& config,
                                                Env* env, Clock* clock) {
+  // A configuration made in code never went through LoadConfig's checks.
+  CAIRN_RETURN_IF_ERROR(config.CheckDedupWithEcc());
   std::unique_ptr<Engine> engine(new Engine(std::move(comm), config, env, clock));
   CAIRN_RETURN_IF_ERROR(engine->comm_->Agree(engine->Open()));
   std::vector<int64_t> run{engine->comm_->rank() == 0

@@ -20,29 +20,41 @@ PageHashKind HashKindFor(DedupHash hash) {
   return PageHashKind::kXxh3_128;
 }
 
+// Stored bytes go to the file in pieces of this size, each checksummed
+// and then copied while it is still in cache: one pass over application
+// memory instead of two (a whole run checksummed, then copied, reads it
+// from DRAM twice).
+constexpr uint64_t kAppendPiece = 16 * kBlockSize;
+
+Status AppendChecksummedRun(WritableFile& file, ExtentChecksummer& sum, const uint8_t* data,
+                            uint64_t n) {
+  for (uint64_t pos = 0; pos < n; pos += kAppendPiece) {
+    const uint64_t take = std::min(kAppendPiece, n - pos);
+    sum.Update(data + pos, take);
+    CAIRN_RETURN_IF_ERROR(file.Append(data + pos, take));
+  }
+  return Status::Ok();
+}
+
 // Appends the stored pages of `plan` in page order, checksumming them.
 // Stored pages that follow each other in memory (a region's run of new
-// pages: all of them when nothing is shared) go in one append, straight
-// from the application's memory.
+// pages: all of them when nothing is shared) go as one run, straight from
+// the application's memory.
 Status AppendDataPages(WritableFile& file, const PageView& view, const DedupPlan& plan,
                        ExtentChecksummer& sum) {
   const uint8_t* run = nullptr;
   uint64_t run_bytes = 0;
-  auto flush = [&]() -> Status {
-    if (run_bytes == 0) return Status::Ok();
-    sum.Update(run, run_bytes);
-    Status s = file.Append(run, run_bytes);
-    run_bytes = 0;
-    return s;
-  };
   for (size_t i = 0; i < view.size(); ++i) {
     if (plan.records[i].kind != PageKind::kData) continue;
     const PageSpan& p = view.page(i);
-    if (run_bytes > 0 && run + run_bytes != p.data) CAIRN_RETURN_IF_ERROR(flush());
+    if (run_bytes > 0 && run + run_bytes != p.data) {
+      CAIRN_RETURN_IF_ERROR(AppendChecksummedRun(file, sum, run, run_bytes));
+      run_bytes = 0;
+    }
     if (run_bytes == 0) run = p.data;
     run_bytes += p.length;
   }
-  return flush();
+  return AppendChecksummedRun(file, sum, run, run_bytes);
 }
 
 }  // namespace
@@ -98,19 +110,33 @@ Status EngineDedup::Plan(Comm& comm, const std::string& name, const std::vector<
   return Status::Ok();
 }
 
-Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, int64_t version,
-                                         int rank, int nranks) {
+// The header of this rank's pages file of `records` over `regions`.
+PagesHeader EngineDedup::HeaderFor(const std::string& name, int64_t version, int rank, int nranks,
+                                   const std::vector<Region>& regions,
+                                   std::vector<PageRecord> records) const {
   PagesHeader header;
-  header.hash = planned_->planner.hasher().kind();
-  header.page_size = view_->page_size();
+  header.hash = HashKindFor(settings_.hash);
+  header.page_size = static_cast<uint32_t>(settings_.page_size);
   header.name = name;
   header.version = version;
   header.rank = rank;
   header.nranks = nranks;
-  for (const Region& r : regions_) {
-    header.regions.push_back({r.id, r.elem_size, r.count});
-  }
-  header.pages = plan_->records;
+  for (const Region& r : regions) header.regions.push_back({r.id, r.elem_size, r.count});
+  header.pages = std::move(records);
+  return header;
+}
+
+uint64_t EngineDedup::FullPartBytes(const std::vector<Region>& regions, int rank,
+                                    int nranks) const {
+  PagesHeader header = HeaderFor("", 0, rank, nranks, regions, {});
+  std::vector<uint32_t> lengths = header.PageLengths();
+  header.pages.resize(lengths.size());  // every record kData
+  return header.FileSize();
+}
+
+Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, int64_t version,
+                                         int rank, int nranks) {
+  const PagesHeader header = HeaderFor(name, version, rank, nranks, regions_, plan_->records);
   std::string head = header.Encode();
   FileEntry entry;
   entry.kind = FileKind::kPart;

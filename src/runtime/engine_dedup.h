@@ -88,6 +88,13 @@ class EngineDedup {
   Result<FileEntry> WritePart(Tier& tier, const std::string& name, int64_t version, int rank,
                               int nranks);
 
+  // Bytes of this rank's pages file when every page of `regions` is
+  // stored (a full version of data without duplicates): the size of the
+  // memory tier's reusable slots in this mode, as a plain part's is without
+  // it. Names shift it only when they push the header past a 4 KiB
+  // boundary (format/page_table.h); the slots are sized for an empty name.
+  uint64_t FullPartBytes(const std::vector<Region>& regions, int rank, int nranks) const;
+
   // The planned version is committed everywhere: the next may refer to it.
   void Committed(int rank);
   // The next version of every name is full (a failed checkpoint, or a
@@ -102,6 +109,9 @@ class EngineDedup {
     std::vector<Region> committed_regions;  // of the planner's previous version
   };
 
+  PagesHeader HeaderFor(const std::string& name, int64_t version, int rank, int nranks,
+                        const std::vector<Region>& regions, std::vector<PageRecord> records) const;
+
   DedupSettings settings_;
   std::map<std::string, NameState> names_;
   NameState* planned_ = nullptr;  // the name of the plan
@@ -111,25 +121,29 @@ class EngineDedup {
   std::vector<int64_t> references_;
 };
 
-// One rank's paged part file, read whole and checked: the block CRCs of
-// its manifest entry, its header, and the digest of every stored page.
+// One rank's paged part file, checked and then read page by page: Load
+// reads and decodes its header and streams the whole file once through a
+// bounded buffer to check the block CRCs of its manifest entry; the pages
+// are read when they are needed, each checked against its digest. Holds
+// the open file and the page table, never the stored bytes, so a restore
+// needs no memory in proportion to the copies it reads.
 class PagedCopy {
  public:
-  // kCorrupt naming the file if anything fails its check; kMismatch if
-  // `regions` (when given) are not the copy's.
+  // kCorrupt naming the file if anything fails its check.
   static Result<std::unique_ptr<PagedCopy>> Load(const Tier& tier, const std::string& name,
                                                  int64_t version, const FileEntry& entry);
   const PagesHeader& header() const { return header_; }
-  // The stored bytes of a shareable page with this digest in this copy, or
-  // null. Points into the copy.
-  const uint8_t* Find(const PageDigest& digest) const;
-  // The bytes of stored page `index`. REQUIRES: its record is kData.
-  const uint8_t* DataOf(size_t index) const { return bytes_.data() + data_offset_[index]; }
   const std::vector<uint32_t>& lengths() const { return lengths_; }
+  // The index of a shareable stored page with this digest in this copy.
+  std::optional<size_t> Find(const PageDigest& digest) const;
+  // Reads the stored pages first .. first + count - 1 (each kData, one
+  // after the other in the file) into dst, checking each against its
+  // digest; kCorrupt naming the file and the page otherwise.
+  Status ReadPages(size_t first, size_t count, uint8_t* dst) const;
 
  private:
   PagesHeader header_;
-  std::vector<uint8_t> bytes_;
+  std::unique_ptr<ReadableFile> file_;
   std::vector<uint32_t> lengths_;
   std::vector<uint64_t> data_offset_;  // per page; meaningful for kData pages
   std::unordered_map<PageDigest, size_t, PageDigestHash> shareable_;

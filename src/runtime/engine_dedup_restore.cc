@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/log.h"
+#include "format/layout.h"
 #include "runtime/engine_dedup.h"
 
 namespace cairn {
@@ -57,10 +58,12 @@ std::string Serve(const std::vector<Request>& requests, uint32_t page_size,
     char* slot = out.data() + i * (1 + size_t{page_size});
     Result<const PagedCopy*> copy = load(requests[i].version);
     if (!copy.ok() || (*copy)->header().page_size != page_size) continue;
-    const uint8_t* page = (*copy)->Find(requests[i].digest);
-    if (page == nullptr) continue;
+    std::optional<size_t> page = (*copy)->Find(requests[i].digest);
+    if (!page) continue;
+    // A page that fails its check is not served: the requester's version
+    // is then unrecoverable, never restored with other bytes.
+    if (!(*copy)->ReadPages(*page, 1, reinterpret_cast<uint8_t*>(slot + 1)).ok()) continue;
     slot[0] = static_cast<char>(kFound);
-    std::memcpy(slot + 1, page, page_size);
   }
   return out;
 }
@@ -123,78 +126,140 @@ Status CheckPagedRegions(const PagesHeader& header, const std::vector<Region>& r
   return Status::Ok();
 }
 
+namespace {
+
+// The header of a pages file, its bytes checked against the header extent.
+Result<PagesHeader> ReadPagesHeader(const ReadableFile& file, const FileEntry& entry,
+                                    const std::string& path) {
+  if (file.size() != entry.size || entry.extents.empty() || entry.extents[0].offset != 0) {
+    return Error(Code::kCorrupt, "'{}' is {} bytes with {} extents, its manifest says {}", path,
+                 file.size(), entry.extents.size(), entry.size);
+  }
+  std::string prefix(std::min<uint64_t>(file.size(), kPagesFixedPrefix), '\0');
+  CAIRN_RETURN_IF_ERROR(file.ReadAt(0, prefix.data(), prefix.size()));
+  CAIRN_ASSIGN_OR_RETURN(uint64_t header_bytes, PagesHeaderSize(prefix, path));
+  if (header_bytes > file.size() || header_bytes != entry.extents[0].length) {
+    return Error(Code::kCorrupt, "'{}': header of {} bytes, its manifest says {}", path,
+                 header_bytes, entry.extents[0].length);
+  }
+  std::string head(header_bytes, '\0');
+  CAIRN_RETURN_IF_ERROR(file.ReadAt(0, head.data(), head.size()));
+  CAIRN_RETURN_IF_ERROR(VerifyExtentRange(entry.extents[0], 0, head.data(), head.size(), path));
+  return DecodePagesHeader(head, path);
+}
+
+// Streams the stored pages' extents through a buffer of kVerifyPiece bytes,
+// checking every block's CRC.
+constexpr uint64_t kVerifyPiece = 16 * kBlockSize;
+
+Status VerifyDataExtents(const ReadableFile& file, const FileEntry& entry,
+                         const std::string& path) {
+  std::vector<uint8_t> buffer;
+  for (size_t i = 1; i < entry.extents.size(); ++i) {
+    const Extent& e = entry.extents[i];
+    if (e.offset + e.length > file.size()) {
+      return Error(Code::kCorrupt, "'{}': extent past the end of the file", path);
+    }
+    buffer.resize(std::min(kVerifyPiece, e.length));
+    for (uint64_t pos = e.offset; pos < e.offset + e.length; pos += kVerifyPiece) {
+      const uint64_t take = std::min(kVerifyPiece, e.offset + e.length - pos);
+      CAIRN_RETURN_IF_ERROR(file.ReadAt(pos, buffer.data(), take));
+      CAIRN_RETURN_IF_ERROR(VerifyExtentRange(e, pos, buffer.data(), take, path));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<PagedCopy>> PagedCopy::Load(const Tier& tier, const std::string& name,
                                                    int64_t version, const FileEntry& entry) {
   const std::string path = tier.FilePath(name, version, entry.name);
-  CAIRN_ASSIGN_OR_RETURN(auto file, tier.Open(name, version, entry.name));
   auto copy = std::make_unique<PagedCopy>();
-  copy->bytes_.resize(entry.size);
-  CAIRN_RETURN_IF_ERROR(file->ReadAt(0, copy->bytes_.data(), copy->bytes_.size()));
-  for (const Extent& e : entry.extents) {
-    if (e.offset + e.length > copy->bytes_.size()) {
-      return Error(Code::kCorrupt, "'{}': extent past the end of the file", path);
-    }
-    CAIRN_RETURN_IF_ERROR(
-        VerifyExtentRange(e, e.offset, copy->bytes_.data() + e.offset, e.length, path));
-  }
-  std::string prefix(reinterpret_cast<const char*>(copy->bytes_.data()),
-                     std::min<size_t>(copy->bytes_.size(), kPagesFixedPrefix));
-  CAIRN_ASSIGN_OR_RETURN(uint64_t header_bytes, PagesHeaderSize(prefix, path));
-  if (header_bytes > copy->bytes_.size()) return Error(Code::kCorrupt, "'{}': header truncated", path);
-  std::string head(reinterpret_cast<const char*>(copy->bytes_.data()), header_bytes);
-  CAIRN_ASSIGN_OR_RETURN(copy->header_, DecodePagesHeader(head, path));
+  CAIRN_ASSIGN_OR_RETURN(copy->file_, tier.Open(name, version, entry.name));
+  CAIRN_ASSIGN_OR_RETURN(copy->header_, ReadPagesHeader(*copy->file_, entry, path));
   const PagesHeader& h = copy->header_;
-  if (h.name != name || h.version != version || h.FileSize() != copy->bytes_.size()) {
+  if (h.name != name || h.version != version || h.FileSize() != entry.size) {
     return Error(Code::kCorrupt, "'{}' is not a whole copy of '{}' version {}", path, name, version);
   }
+  CAIRN_RETURN_IF_ERROR(VerifyDataExtents(*copy->file_, entry, path));
   copy->lengths_ = h.PageLengths();
   copy->data_offset_.assign(h.pages.size(), 0);
-  PageHasher hasher(h.hash);
   uint64_t pos = h.DataOffset();
   for (size_t i = 0; i < h.pages.size(); ++i) {
     const PageRecord& p = h.pages[i];
     if (p.kind != PageKind::kData) continue;
     copy->data_offset_[i] = pos;
-    // Each stored page is checked against its digest, so that a reference
-    // to it is never served with other bytes.
-    if (hasher.Hash(copy->bytes_.data() + pos, copy->lengths_[i]) != p.digest) {
-      return Error(Code::kCorrupt, "'{}': page {} does not match its digest", path, i);
-    }
     if (p.shareable && copy->lengths_[i] == h.page_size) copy->shareable_.emplace(p.digest, i);
     pos += copy->lengths_[i];
   }
   return copy;
 }
 
-const uint8_t* PagedCopy::Find(const PageDigest& digest) const {
+std::optional<size_t> PagedCopy::Find(const PageDigest& digest) const {
   auto it = shareable_.find(digest);
-  return it == shareable_.end() ? nullptr : DataOf(it->second);
+  if (it == shareable_.end()) return std::nullopt;
+  return it->second;
+}
+
+Status PagedCopy::ReadPages(size_t first, size_t count, uint8_t* dst) const {
+  uint64_t bytes = 0;
+  for (size_t i = first; i < first + count; ++i) bytes += lengths_[i];
+  CAIRN_RETURN_IF_ERROR(file_->ReadAt(data_offset_[first], dst, bytes));
+  // Each page is checked against its digest, so that neither this rank's
+  // regions nor a reference to the page are ever given other bytes.
+  PageHasher hasher(header_.hash);
+  for (size_t i = first; i < first + count; ++i) {
+    if (hasher.Hash(dst, lengths_[i]) != header_.pages[i].digest) {
+      return Error(Code::kCorrupt, "'{}': page {} does not match its digest", file_->path(), i);
+    }
+    dst += lengths_[i];
+  }
+  return Status::Ok();
 }
 
 namespace {
 
-// Fills what this rank can from its own copies; returns the requests to
-// every other rank (per rank, sorted and unique) and notes which pages wait
-// for which request.
+// The requests this rank sends, and the pages that wait for them.
 struct Pending {
   std::vector<std::vector<Request>> to_rank;
   // (page index, rank) of pages filled by a remote response.
   std::vector<std::pair<size_t, int>> pages;
 };
 
+// Reads this copy's stored pages into their places in the image: a run of
+// consecutive stored pages is consecutive in the file and in the image, so
+// it takes one read.
+Status FillStored(const PagedCopy& mine, const std::vector<uint64_t>& offsets,
+                  std::vector<uint8_t>* image) {
+  const std::vector<PageRecord>& pages = mine.header().pages;
+  for (size_t i = 0; i < pages.size();) {
+    if (pages[i].kind != PageKind::kData) {
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < pages.size() && pages[end].kind == PageKind::kData) ++end;
+    CAIRN_RETURN_IF_ERROR(mine.ReadPages(i, end - i, image->data() + offsets[i]));
+    i = end;
+  }
+  return Status::Ok();
+}
+
+// Fills what this rank can from its own copies (FillStored first: a local
+// duplicate is copied from its stored page in the image); returns the
+// requests to every other rank (per rank, sorted and unique) and notes
+// which pages wait for which request.
 Status FillLocal(const PagedCopy& mine, int rank, int nranks, const PagedCopyLoader& load,
                  const std::vector<uint64_t>& offsets, std::vector<uint8_t>* image, Pending* pending) {
+  CAIRN_RETURN_IF_ERROR(FillStored(mine, offsets, image));
   const PagesHeader& h = mine.header();
   pending->to_rank.assign(static_cast<size_t>(nranks), {});
   for (size_t i = 0; i < h.pages.size(); ++i) {
     const PageRecord& p = h.pages[i];
+    if (p.kind == PageKind::kData) continue;
     uint8_t* dst = image->data() + offsets[i];
-    const uint32_t length = mine.lengths()[i];
-    if (p.kind == PageKind::kData) {
-      std::memcpy(dst, mine.DataOf(i), length);
-      continue;
-    }
-    if (length != h.page_size) {
+    if (mine.lengths()[i] != h.page_size) {
       return Error(Code::kCorrupt, "page {} is a reference but not a whole page", i);
     }
     if (p.rank != rank) {
@@ -202,13 +267,20 @@ Status FillLocal(const PagedCopy& mine, int rank, int nranks, const PagedCopyLoa
       pending->pages.emplace_back(i, p.rank);
       continue;
     }
-    CAIRN_ASSIGN_OR_RETURN(const PagedCopy* source, load(p.version));
-    const uint8_t* page = source->Find(p.digest);
-    if (page == nullptr) {
+    const PagedCopy* source = &mine;
+    if (p.kind != PageKind::kLocalDup) {
+      CAIRN_ASSIGN_OR_RETURN(source, load(p.version));
+    }
+    std::optional<size_t> page = source->Find(p.digest);
+    if (!page) {
       return Error(Code::kCorrupt, "page {} refers to version {} of this rank, which does not "
                    "store it", i, p.version);
     }
-    std::memcpy(dst, page, length);
+    if (source == &mine) {
+      std::memcpy(dst, image->data() + offsets[*page], h.page_size);  // checked by FillStored
+    } else {
+      CAIRN_RETURN_IF_ERROR(source->ReadPages(*page, 1, dst));
+    }
   }
   for (auto& list : pending->to_rank) {
     std::sort(list.begin(), list.end());

@@ -3,7 +3,7 @@
 // ranks, nodes and versions, a lost node falls back to the pfs copy, a
 // forced collision is caught by verify, retention keeps referenced
 // versions, and a version whose reference cannot be resolved is passed
-// over for an older one.
+// over for an older one, by restart and by restart_test.
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -194,6 +194,43 @@ TEST_F(EngineDedupTest, AnUnresolvableReferenceFallsBackToAnOlderVersion) {
     ASSERT_TRUE(t.ok());
     (void)(*t)->Remove("dd", 2, PartFileName(1));
   }
+  ExpectRestart(2, 1, 1);
+}
+
+TEST_F(EngineDedupTest, ADamagedStoredPageFallsBackToTheNextTiersCopy) {
+  CheckpointJob(2, 1, 1);
+  // One bit of a stored page of rank 0's memory copy of version 1: its
+  // block CRC catches it, and the pfs copy serves (bit-exact, version 1).
+  auto t = OpenNodeTier(env_.get(), config_, TierKind::kMemory, 0);
+  ASSERT_TRUE(t.ok());
+  auto bytes = (*t)->GetFile("dd", 1, PartFileName(0));
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  (*bytes)[bytes->size() - 5] ^= 0x10;  // the last stored page (the short one)
+  ASSERT_TRUE((*t)->PutFile("dd", 1, PartFileName(0), *bytes).ok());
+  ExpectRestart(2, 1, 1);
+}
+
+TEST_F(EngineDedupTest, RestartTestPassesOverAVersionWhoseReferenceIsGone) {
+  config_.dedup.mode = DedupMode::kIncremental;
+  config_.dedup.full_every = 2;  // 0 full, 1 -> 0, 2 full, 3 -> 2
+  config_.keep = 4;
+  CheckpointJob(2, 1, 3);
+  // Rank 1's whole copy of version 2 (manifest and part) is gone on every
+  // tier; version 3 still has all of its own copies, but its unchanged
+  // pages refer to version 2: it must not count as recoverable.
+  for (TierKind kind : {TierKind::kMemory, TierKind::kPfs}) {
+    auto t = OpenNodeTier(env_.get(), config_, kind, 1);
+    ASSERT_TRUE(t.ok());
+    for (const std::string& file : {ManifestFileName(1), PartFileName(1)}) {
+      (void)(*t)->Remove("dd", 2, file);  // a drain may have been superseded
+      ASSERT_FALSE(env_->FileExists((*t)->FilePath("dd", 2, file))) << file;
+    }
+  }
+  RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>&) {
+    auto newest = e.RestartTest("dd", -1);
+    ASSERT_TRUE(newest.ok()) << "rank " << rank << ": " << newest.status().ToString();
+    EXPECT_EQ(*newest, 1) << "rank " << rank;
+  });
   ExpectRestart(2, 1, 1);
 }
 

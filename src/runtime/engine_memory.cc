@@ -53,8 +53,12 @@ void Engine::ReserveMemorySlots() {
   if (memory == nullptr || config_.placement.policy == PlacementPolicy::kSsd) return;
   // A part's size depends only on its regions (format/part.h), so the slot
   // is sized before any checkpoint has a name or a version.
+  // With [dedup] the part is a pages file, and a slot fits the largest one
+  // (every page stored), as a plain part's fits the plain part.
+  const std::vector<Region> regions = SortedRegions();
   uint64_t part_bytes =
-      MakePartHeader("", 0, comm_->rank(), comm_->size(), SortedRegions()).FileSize();
+      dedup_ ? dedup_->FullPartBytes(regions, comm_->rank(), comm_->size())
+             : MakePartHeader("", 0, comm_->rank(), comm_->size(), regions).FileSize();
   std::vector<uint64_t> sizes = {part_bytes};
   if (std::optional<RsCodeId> code = EccCodeFor(memory->config().ecc)) {
     sizes.push_back(EccGeometryFor(RsCode(*code), part_bytes).FileSize());  // its sidecar

@@ -106,9 +106,36 @@ int64_t Micros(double seconds) {
 
 }  // namespace
 
+namespace {
+
+// [dedup]: a version whose pages refer to an older version that this rank
+// holds no copy of (or only one that is itself unresolvable) cannot be
+// restored bit-exactly, so it is not recoverable: the agreement passes
+// over it to an older one. Every rank holds a copy of each version a kept
+// version refers to (retention keeps them: the manifests list the union
+// of all ranks' references), so each rank checks its own.
+void DropUnresolvable(const std::string& name,
+                      const std::map<int64_t, std::set<int64_t>>& references,
+                      std::map<int64_t, std::set<uint64_t>, std::greater<>>* recoverable) {
+  // Oldest first: a reference is always to an older version, whose own
+  // references are then settled.
+  for (const auto& [version, targets] : references) {
+    for (int64_t target : targets) {
+      if (recoverable->count(target)) continue;
+      Log(LogLevel::kInfo, "'{}' version {} is not recoverable: its pages refer to version {}, "
+          "of which this rank has no usable copy", name, version, target);
+      recoverable->erase(version);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 std::map<int64_t, std::set<uint64_t>, std::greater<>> Engine::LocalRecoverable(
     RestartCopies& copies, int64_t max_version) {
   std::map<int64_t, std::set<uint64_t>, std::greater<>> out;
+  std::map<int64_t, std::set<int64_t>> references;  // of each version's copies
   for (int k = 0; k < kTierKinds; ++k) {
     if (!tiers_[k]) continue;
     MutexLock lock(&mu_);
@@ -119,9 +146,12 @@ std::map<int64_t, std::set<uint64_t>, std::greater<>> Engine::LocalRecoverable(
       // A copy whose part only its sidecar can rebuild (truncated) counts:
       // StageLocal repairs it, and falls back if that fails.
       const RestartCopies::Copy& c = copies.Get(k, v);
-      if (c.manifest.ok()) out[v].insert(c.manifest->run_id);
+      if (!c.manifest.ok()) continue;
+      out[v].insert(c.manifest->run_id);
+      references[v].insert(c.manifest->references.begin(), c.manifest->references.end());
     }
   }
+  DropUnresolvable(copies.name(), references, &out);
   return out;
 }
 

@@ -1,11 +1,11 @@
-// SIGKILL during the background ECC encode (docs/ecc.md "Encoding in the
-// background"): a child process commits version 1 and lets its sidecar be
-// encoded, commits version 2, holds the flusher at the start of version 2's
-// encode, arms the fault env to SIGKILL the process at the j-th file change
-// from there on, and lets the encode go. Rounds sweep j over every file
-// change of the encode (sidecar create, its appends, its commit, the
-// manifest rewrite) until the child finishes without being killed. After
-// each kill the test restarts in this process and requires:
+// SIGKILL during the background ECC encode (docs/ecc.md "What the sidecar
+// costs at checkpoint time", item 3): a child process commits version 1 and
+// lets its sidecar be encoded, commits version 2, holds the flusher at the
+// start of version 2's encode, arms the fault env to SIGKILL the process at
+// the j-th file change from there on, and lets the encode go. Rounds sweep j
+// over every file change of the encode (sidecar create, its appends, its
+// commit, the manifest rewrite) until the child finishes without being
+// killed. After each kill the test restarts in this process and requires:
 //   - version 2 restores bit-exact from the memory tier, with nothing
 //     corrected (the part alone, or the part and its listed sidecar);
 //   - with one shard of version 2's part damaged, a restart repairs it from
@@ -181,9 +181,8 @@ TEST(EccKillTest, KillDuringBackgroundEncodeNeverUsesAnUnlistedSidecar) {
     finished = !RunChild(dir.path(), kill_at);
     const bool has_sidecar = ManifestListsSidecar(dir.path());
     (has_sidecar ? listed : unlisted)++;
-    if (!has_sidecar && std::filesystem::exists(VersionFile(dir.path(), 2, cairn::EccSidecarName(0)))) {
-      ++unlisted_with_whole_sidecar;
-    }
+    const std::string sidecar = VersionFile(dir.path(), 2, cairn::EccSidecarName(0));
+    if (!has_sidecar && std::filesystem::exists(sidecar)) ++unlisted_with_whole_sidecar;
     Restored clean = RestartNewest(dir.path());
     EXPECT_EQ(clean.version, 2);
     EXPECT_EQ(clean.tier, "memory");

@@ -102,7 +102,8 @@ Result<FileEntry> WriteEccSidecar(Tier& tier, const PartHeader& header,
 
 // Encodes and commits the sidecar of the committed copy `committed` (its
 // manifest, as read from tier) from the part file itself, as the background
-// encode does after the commit (docs/ecc.md "Encoding in the background"):
+// encode does after the commit (docs/ecc.md "What the sidecar costs at
+// checkpoint time", item 3):
 // the part is read in pieces of a few stripes, each piece checked against
 // the part's block CRCs before it is encoded, so parity is never computed
 // over bytes that are not the version's. Returns the sidecar's manifest

@@ -496,7 +496,9 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
   // encode is queued.
   const bool protect_now = redundancy_ && !redundancy_->background();
   if (protect_now) ScheduleProtection(kind, name, version, &sync_errors);
-  if (WantsEccSidecar(kind) && !tier(kind)->config().ecc_sync) ScheduleEccEncode(name, version, report->number);
+  if (WantsEccSidecar(kind) && !tier(kind)->config().ecc_sync) {
+    ScheduleEccEncode(name, version, report->number);
+  }
   if (!protect_now) ScheduleProtection(kind, name, version, &sync_errors);
   ScheduleDrains(kind, name, version, &sync_errors);
   // A synchronous drain or encode is part of the call: its failure anywhere

@@ -1,5 +1,5 @@
-// Engine, the memory tier's ECC off the critical path (docs/ecc.md
-// "Encoding in the background"): a memory-tier copy commits without its
+// Engine, the memory tier's ECC off the critical path (docs/ecc.md "What
+// the sidecar costs at checkpoint time", item 3): a memory-tier copy commits without its
 // sidecar; the flusher thread then encodes the sidecar from the committed
 // part and rewrites the manifest to list it with the time the copy became
 // protected. Until then a restart uses the part alone (its block CRCs), as

@@ -155,7 +155,8 @@ std::optional<int> ParseOptions(int argc, char** argv, Options* o, bool speaker)
       ->capture_default_str();
   app.add_flag("--ecc", o->ecc,
                "also time memory-tier checkpoints with tiers.memory.ecc = none, normal and "
-               "strong, each in its own instance (fields ecc and ratio_to_none)");
+               "strong, and normal and strong with ecc_sync, each in its own instance (fields "
+               "ecc, ecc_sync, ratio_to_none and ecc_window_seconds)");
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv, speaker)) return exit;
   o->prime = !no_prime;
   if (!tiers.empty()) {
@@ -563,7 +564,11 @@ struct CaseResult {
   std::string cache;                   // ssd restart: "cold" or "warm"
   double resident_fraction = 0.0;      // ssd restart: worst page-cache residency left
   std::string ecc;                     // --ecc cases: tiers.memory.ecc
+  bool ecc_sync = false;               // --ecc cases: tiers.memory.ecc_sync
   double ratio_to_none = 0.0;          // --ecc cases: median against the ecc = none case's
+  // --ecc cases with a sidecar: per version, the slowest rank's seconds from
+  // the commit to ECC protection (cairn_checkpoint_info.ecc_protected_after).
+  std::vector<double> ecc_window;
 };
 
 void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_t seed,
@@ -609,7 +614,12 @@ void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_
   }
   if (!c.ecc.empty()) {
     j["ecc"] = c.ecc;
+    j["ecc_sync"] = c.ecc_sync;
     j["ratio_to_none"] = c.ratio_to_none;
+  }
+  if (!c.ecc_window.empty()) {
+    j["ecc_window_seconds"] = Median(c.ecc_window);
+    j["ecc_window_seconds_max"] = *std::max_element(c.ecc_window.begin(), c.ecc_window.end());
   }
   for (const Baseline& b : c.baselines) j[b.key + "_method"] = b.method;
   if (samples) {
@@ -644,7 +654,11 @@ void PrintTable(const std::vector<CaseResult>& cases, int ranks, uint64_t bytes,
       std::printf(" %s %.4f;", c.cairn_extra_key.c_str(), Median(c.cairn_extra));
     }
     if (!c.cache.empty()) std::printf(" cache %s", c.cache.c_str());
-    if (!c.ecc.empty()) std::printf(" ecc %s ratio_to_none %.3f", c.ecc.c_str(), c.ratio_to_none);
+    if (!c.ecc.empty()) {
+      std::printf(" ecc %s%s ratio_to_none %.3f", c.ecc.c_str(), c.ecc_sync ? " (sync)" : "",
+                  c.ratio_to_none);
+    }
+    if (!c.ecc_window.empty()) std::printf(" ecc_window %.4f", Median(c.ecc_window));
     std::printf("\n");
   }
   std::printf("\nbaselines:\n");
@@ -670,15 +684,17 @@ struct Run {
 
 // The config file of one case, written by each node's first rank; `ecc`
 // sets tiers.memory.ecc when not empty.
-bool WriteConfig(Run& r, const std::string& tier, std::string* path, const std::string& ecc = "") {
-  *path = r.run_dir + "/" + tier + (ecc.empty() ? "" : "-ecc-" + ecc) + ".toml";
+bool WriteConfig(Run& r, const std::string& tier, std::string* path, const std::string& ecc = "",
+                 bool ecc_sync = false) {
+  const std::string label = ecc + (ecc_sync ? "-sync" : "");
+  *path = r.run_dir + "/" + tier + (ecc.empty() ? "" : "-ecc-" + label) + ".toml";
   // One tier only, no draining.
   toml::table doc{{"general", toml::table{{"dir", r.run_dir}}}};
   if (tier == "memory") {
     doc.insert("placement", toml::table{{"policy", "memory"}});
     // Each ecc mode its own tier, removed after its case (memory-only
     // copies are kept at finalize).
-    toml::table memory{{"path", r.shm_dir + (ecc.empty() ? "/cairn" : "/cairn-ecc-" + ecc) +
+    toml::table memory{{"path", r.shm_dir + (ecc.empty() ? "/cairn" : "/cairn-ecc-" + label) +
                                     "/{node}"}};
     // Room for keep = 2 versions, the one being written and the spare slot,
     // per rank of the node.
@@ -689,6 +705,7 @@ bool WriteConfig(Run& r, const std::string& tier, std::string* path, const std::
     uint64_t need = static_cast<uint64_t>(local) * copy * 4;
     if (need > (4ULL << 30)) memory.insert("capacity", std::to_string(need >> 20) + "MiB");
     if (!ecc.empty()) memory.insert("ecc", ecc);
+    if (ecc_sync) memory.insert("ecc_sync", true);
     doc.insert("tiers", toml::table{{"memory", memory},
                                     {"ssd", toml::table{{"enabled", false}}},
                                     {"pfs", toml::table{{"enabled", false}}}});
@@ -1086,12 +1103,42 @@ bool BenchTier(Run& r, const std::string& tier, std::vector<CaseResult>* results
   return !mem || BenchFirstCheckpoint(r, config, raw_dir, results);
 }
 
+// After a timed checkpoint call: waits for its background work (the ECC
+// encode) and, when `keep`, appends the wait and the encode window that
+// cairn_last_checkpoint reports (-1: no sidecar) to this rank's samples.
+bool WaitForEncode(bool keep, std::vector<double>* waits, std::vector<double>* windows,
+                   std::string* error) {
+  const double start = MPI_Wtime();
+  int rc = cairn_checkpoint_wait();
+  if (rc != CAIRN_SUCCESS) return CairnFailed("cairn_checkpoint_wait", rc, error);
+  const double waited = MPI_Wtime() - start;
+  cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
+  rc = cairn_last_checkpoint(&info);
+  if (rc != CAIRN_SUCCESS) return CairnFailed("cairn_last_checkpoint", rc, error);
+  if (keep) {
+    waits->push_back(waited);
+    windows->push_back(info.ecc_protected_after);
+  }
+  return true;
+}
+
+// Per sample, the largest of the ranks' (every rank holds as many).
+std::vector<double> SlowestRank(const World& w, std::vector<double> samples) {
+  MPI_Allreduce(MPI_IN_PLACE, samples.data(), static_cast<int>(samples.size()), MPI_DOUBLE,
+                MPI_MAX, w.comm);
+  return samples;
+}
+
 // --ecc: memory-tier checkpoints with tiers.memory.ecc = none, normal and
 // strong, each mode in a fresh instance (the setting is read at init), as
 // the steady checkpoint case measures them (one warm-up, reps timed, new
 // data each version; baselines as for that case). The modes run one after
 // the other, so a change of load between them shows in ratio_to_none:
-// read it together with each mode's own memcpy ratio.
+// read it together with each mode's own memcpy ratio. The sidecar is
+// encoded after the call returns: right after each call (untimed, so that
+// the encode overlaps no baseline) the case waits for it, and records the
+// wait (cairn_wait_seconds) and the encode window the library reports
+// (ecc_window_seconds: commit to protected, the slowest rank's).
 bool BenchEcc(Run& r, std::vector<CaseResult>* results) {
   const std::string raw_dir = r.shm_dir + "/raw-ecc";
   std::string error;
@@ -1104,25 +1151,37 @@ bool BenchEcc(Run& r, std::vector<CaseResult>* results) {
   const int rank = r.w.rank;
   void* buf = r.buf->p;
   double none_seconds = 0;
-  for (const char* mode : {"none", "normal", "strong"}) {
+  struct EccCase {
+    const char* mode;
+    bool sync;  // tiers.memory.ecc_sync: the sidecar encoded inside the call (the A of the A/B)
+  };
+  for (const EccCase c : {EccCase{"none", false}, EccCase{"normal", false},
+                          EccCase{"strong", false}, EccCase{"normal", true},
+                          EccCase{"strong", true}}) {
+    const std::string mode = c.mode;
+    const std::string label = mode + (c.sync ? "-sync" : "");
     std::string config;
-    if (!WriteConfig(r, "memory", &config, mode) || !CairnOpen(r, config)) return false;
-    const std::string name = std::string("bench_ecc_") + mode;
+    if (!WriteConfig(r, "memory", &config, mode, c.sync) || !CairnOpen(r, config)) return false;
+    const std::string name = "bench_ecc_" + label;
     CaseResult ck;
     ck.tier = "memory";
     ck.op = "checkpoint";
     ck.ecc = mode;
+    ck.ecc_sync = c.sync;
     ck.cairn_extra_key = "cairn_wait_seconds";
     ck.baselines = {{"raw", "write() into a fresh file on /dev/shm", {}},
                     {"memcpy", "memcpy into already-mapped, already-faulted /dev/shm pages", {}}};
     int version = 0;
+    std::vector<double> waits, windows;  // this rank's, per timed version
     std::vector<Method> methods;
     methods.push_back({-1, "cairn", nullptr,
                        [&](std::string* e) {
                          int rc = cairn_checkpoint(name.c_str(), version);
                          return rc == CAIRN_SUCCESS || CairnFailed("cairn_checkpoint", rc, e);
                        },
-                       nullptr});
+                       [&](std::string* e) {
+                         return WaitForEncode(version > 0, &waits, &windows, e);
+                       }});
     methods.push_back({0, "raw", nullptr,
                        [&](std::string* e) {
                          return WriteFreshFile(RawPath(raw_dir, "raw", rank, version), buf, r.bytes,
@@ -1139,10 +1198,10 @@ bool BenchEcc(Run& r, std::vector<CaseResult>* results) {
                        },
                        nullptr});
     // Background work (the reservation of the instance's slots before the
-    // first version) is waited for before each version and timed apart.
+    // first version) is waited for before each version.
     for (version = 0; version <= r.opt.reps; ++version) {
       FillRandom(buf, r.bytes, r.opt.seed, rank, version);
-      double tw = TimeCollective(r.w, std::string("memory checkpoint ecc ") + mode + " wait",
+      double tw = TimeCollective(r.w, "memory checkpoint ecc " + label + " wait",
                                  [](std::string* e) {
                                    int rc = cairn_checkpoint_wait();
                                    return rc == CAIRN_SUCCESS ||
@@ -1150,12 +1209,13 @@ bool BenchEcc(Run& r, std::vector<CaseResult>* results) {
                                  },
                                  &r.failure);
       if (tw < 0) return false;
-      if (version > 0) ck.cairn_extra.push_back(tw);
       if (!RunRep(r, methods, version, version > 0, &ck)) return false;
     }
     if (!CairnClose(r)) return false;
+    ck.cairn_extra = SlowestRank(r.w, waits);
+    if (ck.ecc != "none") ck.ecc_window = SlowestRank(r.w, windows);
     MPI_Barrier(r.w.comm);
-    if (r.w.node_rank == 0) RemoveTree(r.shm_dir + "/cairn-ecc-" + mode);
+    if (r.w.node_rank == 0) RemoveTree(r.shm_dir + "/cairn-ecc-" + label);
     if (ck.ecc == "none") none_seconds = Median(ck.cairn);
     ck.ratio_to_none = none_seconds > 0 ? Median(ck.cairn) / none_seconds : 0.0;
     results->push_back(ck);

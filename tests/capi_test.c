@@ -52,7 +52,8 @@ int main(void) {
   char config[512], text[1024], bad_key[512], bad_value[512];
   snprintf(config, sizeof config, "%s/ok.toml", dir);
   snprintf(text, sizeof text,
-           "[general]\ndir = \"%s\"\nlog_level = \"off\"\n[tiers.memory]\npath = \"%s/shm/{node}\"\n",
+           "[general]\ndir = \"%s\"\nlog_level = \"off\"\n[tiers.memory]\npath = \"%s/shm/{node}\"\n"
+           "ecc = \"normal\"\n",
            dir, dir);
   write_file(config, text);
   snprintf(bad_key, sizeof bad_key, "%s/bad_key.toml", dir);
@@ -144,6 +145,8 @@ int main(void) {
   step = 0;
   EXPECT(cairn_last_checkpoint(&cinfo) == CAIRN_SUCCESS);
   EXPECT(cinfo.size == sizeof cinfo && cinfo.version == 17 && strcmp(cinfo.tier, "memory") == 0);
+  /* The ECC sidecar is encoded after the commit; the wait covered it. */
+  EXPECT(cinfo.ecc_protected_after >= 0);
   EXPECT(cairn_restart_test("heat", -1) == 17);
   EXPECT(cairn_last_error() == CAIRN_SUCCESS);
   EXPECT(cairn_restart("heat", 17) == 17);

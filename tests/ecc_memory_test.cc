@@ -227,14 +227,18 @@ int failures = 0;
     }                                      \
   } while (0)
 
-// The drain part: version 2 is checkpointed with ssd flush = sync while
-// reads of the memory part come back damaged.
+// The drain part: version 2 is checkpointed with ssd flush = sync and
+// ecc_sync while reads of the memory part come back damaged.
 void DrainCases(EccMode mode, int m, std::mt19937_64& rng, std::map<std::string, int>& table) {
   const char* code = mode == EccMode::kNormal ? "normal" : "strong";
   for (int within = 1; within >= 0; --within) {
     cairn_test::TempDir dir;
     cairn::Config config = cairn_test::ThreeTierConfig(dir.path());
     config.tier(TierKind::kMemory).ecc = mode;
+    // The sidecar must be listed before the synchronous drain reads the
+    // part (a background encode would come after it, and would itself
+    // refuse a part that reads back damaged).
+    config.tier(TierKind::kMemory).ecc_sync = true;
     config.tier(TierKind::kSsd).flush = cairn::FlushMode::kSync;
     config.tier(TierKind::kPfs).enabled = false;
     DamagingEnv env(cairn::PosixEnv(), "/v0000000002/" + cairn::PartFileName(0));

@@ -172,6 +172,13 @@ typedef struct cairn_checkpoint_info {
                                           transparent mode's tracking, only those written
                                           since the previous version (and the pages of
                                           untracked regions); all 0 with dedup off */
+  /* tiers.memory.ecc (docs/ecc.md): seconds from the commit until this rank's
+     copy was protected by its ECC sidecar, which is encoded in the background
+     after the commit; 0 when encoded inside the call (tiers.memory.ecc_sync);
+     -1 while not protected: the encode has not finished (cairn_checkpoint_wait
+     covers it), was skipped for a newer version or failed, or the copy has no
+     sidecar (ecc = none, another tier, dedup). */
+  double ecc_protected_after;
 } cairn_checkpoint_info;
 
 #define CAIRN_CHECKPOINT_INFO_INIT CAIRN_SIZED_INIT_(cairn_checkpoint_info)
@@ -189,9 +196,10 @@ CAIRN_EXPORT int cairn_last_checkpoint(cairn_checkpoint_info *info);
  * interval = "off" (the default) the call is CAIRN_E_INVALID_ARGUMENT. */
 CAIRN_EXPORT int cairn_should_checkpoint(void);
 
-/* Blocks until background work (drain to lower tiers) is done. A drain that
- * failed is logged as a warning and does not fail the wait: the version it
- * carried is committed on a faster tier. */
+/* Blocks until background work (drains to lower tiers, redundancy and ECC
+ * encodes) is done. A drain or encode that failed is logged as a warning and
+ * does not fail the wait: the version it carried is committed on a faster
+ * tier, or stays committed without that protection. */
 CAIRN_EXPORT int cairn_checkpoint_wait(void);
 
 /* What the background drains did up to the last wait for them: between the

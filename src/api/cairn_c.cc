@@ -149,6 +149,7 @@ void FillCheckpointInfo(const CheckpointReport& r, SizedStructWriter<cairn_check
   w.Set(&Info::dedup_hash_seconds, r.hash_seconds);
   w.Set(&Info::dedup_reduce_seconds, r.reduce_seconds);
   w.Set(&Info::pages_hashed, r.pages.hashed);
+  w.Set(&Info::ecc_protected_after, r.ecc_protected_after);
 }
 
 void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_info>& w) {
@@ -302,10 +303,11 @@ int cairn_last_checkpoint(cairn_checkpoint_info* info) {
     auto writer = cairn::SizedStructWriter<cairn_checkpoint_info>::Open(
         call, info, &cairn_checkpoint_info::version);
     if (!writer.ok()) return Report(writer.status());
-    if (e.last_checkpoint().version < 0) {
+    const cairn::CheckpointReport last = e.last_checkpoint();
+    if (last.version < 0) {
       return Report(Error(cairn::Code::kNotFound, "{}: no checkpoint yet", call));
     }
-    cairn::FillCheckpointInfo(e.last_checkpoint(), *writer);
+    cairn::FillCheckpointInfo(last, *writer);
     return static_cast<int>(CAIRN_SUCCESS);
   });
 }

@@ -298,6 +298,10 @@ void AddTierKeys(std::vector<ConfigKey>& keys, TierKind kind, const std::string&
         "Reed-Solomon parity for copies in memory: normal = RS(36,32), strong = RS(19,16)",
         {{"none", EccMode::kNone}, {"normal", EccMode::kNormal}, {"strong", EccMode::kStrong}},
         [i](Config& c) -> EccMode& { return c.tiers[i].ecc; }));
+    keys.push_back(BoolKey(section, "ecc_sync", "false",
+                           "encode the ECC sidecar inside the checkpoint call (false: in the "
+                           "background after the commit, leaving a short unprotected window)",
+                           [i](Config& c) -> bool& { return c.tiers[i].ecc_sync; }));
     keys.push_back(BoolKey(section, "keep_at_finalize", "false",
                            "keep memory copies at a clean finalize although a lower tier "
                            "holds them (false: release the RAM)",

@@ -40,6 +40,10 @@ struct TierConfig {
   int every = 1;           // drain every Nth checkpoint to this tier
   bool direct_io = true;   // O_DIRECT where the file system allows it
   EccMode ecc = EccMode::kNone;  // memory tier only
+  // Memory tier only: encode the ECC sidecar inside the checkpoint call, as
+  // the part is written, instead of on the flusher thread after the commit
+  // (docs/ecc.md): no unprotected window, at ~2x the call's time.
+  bool ecc_sync = false;
   // Memory tier only: keep its copies at a clean cairn_finalize even when
   // a lower tier holds them (they are released by default: tmpfs is RAM).
   bool keep_at_finalize = false;

@@ -80,7 +80,9 @@ FileContents DescribeContents(const Tier& tier, const CopyInfo& c, const FileEnt
   if (f.kind == FileKind::kRouted) {
     out.text = "file " + f.logical;
   } else if (f.kind == FileKind::kParity) {
-    out.text = "ECC parity";
+    // Encoded after the commit (docs/ecc.md): when it began to protect.
+    out.text = fmt::format("ECC parity, protecting from {:.3f} s after the copy's creation",
+                           c.manifest.ecc_protected - c.manifest.created);
   } else if (f.kind == FileKind::kRedundancy && c.manifest.redundancy) {
     const Manifest::Redundancy& r = *c.manifest.redundancy;
     out.text = fmt::format("{} parity, group {} of {} members, {} row(s)",

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "codec/crc32c.h"
+#include "format/ecc_sidecar_layout.h"
 #include "format/layout.h"
 #include "format/manifest.h"
 #include "format/part.h"
@@ -211,11 +212,11 @@ TEST(ManifestTest, FormatVersion1IsStillRead) {
   std::string v2 = m.Encode();
   // magic(8) format(4) block(4) version(8) rank(4) nranks(4), then run_id(8).
   constexpr size_t kRunIdAt = 32;
-  // Format 3's tail before the CRC: no redundancy record (1 byte), no
-  // referenced versions (4 bytes).
-  constexpr size_t kFormat3Tail = 1 + 4;
+  // The tail of formats 3 and 4 before the CRC: no redundancy record (1
+  // byte), no referenced versions (4 bytes), no ECC protection time (8).
+  constexpr size_t kFormat4Tail = 1 + 4 + 8;
   std::string v1 = v2.substr(0, kRunIdAt) +
-                   v2.substr(kRunIdAt + 8, v2.size() - kRunIdAt - 8 - kFormat3Tail - 4);
+                   v2.substr(kRunIdAt + 8, v2.size() - kRunIdAt - 8 - kFormat4Tail - 4);
   const uint32_t one = 1;
   std::memcpy(v1.data() + 8, &one, 4);
   const uint32_t crc = Crc32c(v1.data(), v1.size());
@@ -238,6 +239,53 @@ TEST(ManifestTest, ReferencedVersionsRoundTripAndMustBeOlderAndAscending) {
     m.references = bad;
     EXPECT_EQ(DecodeManifest(m.Encode(), "m").status().code(), Code::kCorrupt);
   }
+}
+
+// The memory tier's ECC (format 4): the time the sidecar was committed,
+// set exactly when a sidecar is listed.
+TEST(ManifestTest, EccProtectionTimeRoundTripsAndMustMatchTheSidecar) {
+  Manifest m = SampleManifest();
+  auto back = DecodeManifest(m.Encode(), "m");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->ecc_protected, 0.0);
+  m.files.push_back({FileKind::kParity, EccSidecarName(1), "", 0, {}});
+  m.ecc_protected = m.created + 0.25;
+  back = DecodeManifest(m.Encode(), "m");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->ecc_protected, m.created + 0.25);
+  m.ecc_protected = 0;  // a sidecar without a time
+  auto bad = DecodeManifest(m.Encode(), "m");
+  EXPECT_EQ(bad.status().code(), Code::kCorrupt);
+  EXPECT_NE(bad.status().message().find("ECC"), std::string::npos) << bad.status().ToString();
+  m.files.pop_back();  // a time without a sidecar
+  m.ecc_protected = m.created;
+  EXPECT_EQ(DecodeManifest(m.Encode(), "m").status().code(), Code::kCorrupt);
+}
+
+// A format 3 manifest has no protection time: one that lists a sidecar
+// (written before the manifest then) reads as protected when created.
+TEST(ManifestTest, Format3SidecarReadsAsProtectedWhenCreated) {
+  Manifest m = SampleManifest();
+  m.files.push_back({FileKind::kParity, EccSidecarName(1), "", 0, {}});
+  m.ecc_protected = 7.0;
+  std::string v4 = m.Encode();
+  std::string v3 = v4.substr(0, v4.size() - 8 - 4);  // drop the time and the CRC
+  const uint32_t three = 3;
+  std::memcpy(v3.data() + 8, &three, 4);
+  const uint32_t crc = Crc32c(v3.data(), v3.size());
+  v3.append(reinterpret_cast<const char*>(&crc), 4);
+  auto back = DecodeManifest(v3, "v3");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->ecc_protected, m.created);
+  m.files.pop_back();
+  std::string plain = m.Encode();
+  v3 = plain.substr(0, plain.size() - 8 - 4);
+  std::memcpy(v3.data() + 8, &three, 4);
+  const uint32_t crc3 = Crc32c(v3.data(), v3.size());
+  v3.append(reinterpret_cast<const char*>(&crc3), 4);
+  back = DecodeManifest(v3, "v3");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->ecc_protected, 0.0);
 }
 
 TEST(ManifestTest, RunIdRoundTrips) {

@@ -1,6 +1,7 @@
 #include "format/manifest.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -76,6 +77,27 @@ Status DecodeRedundancy(ByteReader& r, Manifest* m) {
   return Status::Ok();
 }
 
+// When the copy became ECC-protected (format 4, last field): a time exactly
+// when a kParity sidecar is listed. Older formats wrote the sidecar before
+// the manifest, so one that lists it was protected when it was created.
+Status DecodeEccProtected(ByteReader& r, uint32_t format, Manifest* m) {
+  const bool listed = std::any_of(m->files.begin(), m->files.end(), [](const FileEntry& f) {
+    return f.kind == FileKind::kParity;
+  });
+  if (format < 4) {
+    m->ecc_protected = listed ? m->created : 0;
+    return Status::Ok();
+  }
+  m->ecc_protected = r.F64();
+  if (!std::isfinite(m->ecc_protected) || m->ecc_protected < 0) {
+    return Error(Code::kCorrupt, "bad ECC protection time");
+  }
+  if (listed != (m->ecc_protected > 0)) {
+    return Error(Code::kCorrupt, "ECC protection time and sidecar disagree");
+  }
+  return Status::Ok();
+}
+
 Status CheckIdentity(const Manifest& m) {
   CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", m.name));
   if (m.version < 0) return Error(Code::kCorrupt, "negative version {}", m.version);
@@ -124,6 +146,7 @@ std::string Manifest::Encode() const {
   }
   w.U32(static_cast<uint32_t>(references.size()));
   for (int64_t v : references) w.I64(v);
+  w.F64(ecc_protected);
   w.U32(Crc32c(w.data().data(), w.data().size()));
   return std::move(w.data());
 }
@@ -189,6 +212,7 @@ Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& ori
       m.references.push_back(v);
     }
   }
+  if (Status s = DecodeEccProtected(r, format, &m); !s.ok()) return corrupt(s.message().c_str());
   if (!r.ok()) return corrupt("truncated");
   if (r.remaining() != 0) return corrupt("trailing bytes");
   return m;

@@ -17,9 +17,10 @@
 namespace cairn {
 
 inline constexpr char kManifestMagic[8] = {'C', 'A', 'I', 'R', 'N', 'M', 'A', 'N'};
-// Version 2 added run_id, version 3 the redundancy record; older manifests
-// are still read (run_id 0, no redundancy).
-inline constexpr uint32_t kManifestFormatVersion = 3;
+// Version 2 added run_id, version 3 the redundancy record and references,
+// version 4 the time the copy became ECC-protected; older manifests are
+// still read (run_id 0, no redundancy, ecc_protected as DecodeManifest says).
+inline constexpr uint32_t kManifestFormatVersion = 4;
 
 // A byte range of a file and the CRC32C of each kBlockSize block in it.
 struct Extent {
@@ -70,6 +71,14 @@ struct Manifest {
   // in every rank's manifest), ascending. Retention keeps them while this
   // version is kept. Format 3; empty in older manifests.
   std::vector<int64_t> references;
+  // The memory tier's ECC (docs/ecc.md): when this copy became protected
+  // by its sidecar, wall-clock seconds since the epoch; 0 when it is not.
+  // Set exactly when files list a kParity sidecar: the sidecar is encoded
+  // after the copy commits, and the manifest is rewritten with both once
+  // the sidecar is committed whole, so a sidecar a manifest does not list
+  // is never used. Format 4; a format 3 manifest that lists a sidecar (then
+  // written before the manifest) reads as protected at `created`.
+  double ecc_protected = 0;
 
   std::string Encode() const;
   uint64_t DataBytes() const;  // sum of file sizes

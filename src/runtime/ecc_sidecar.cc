@@ -37,16 +37,23 @@ const FileEntry* FindParityEntry(const Manifest& manifest) {
 Result<std::unique_ptr<EccSidecarWriter>> EccSidecarWriter::Start(Tier& tier,
                                                                    const PartHeader& header,
                                                                    EccMode mode) {
+  return Start(tier, header.name, header.version, header.rank, header.FileSize(), mode);
+}
+
+Result<std::unique_ptr<EccSidecarWriter>> EccSidecarWriter::Start(Tier& tier,
+                                                                   const std::string& name,
+                                                                   int64_t version, int rank,
+                                                                   uint64_t part_size,
+                                                                   EccMode mode) {
   std::optional<RsCodeId> id = EccCodeFor(mode);
   if (!id) return Error(Code::kInvalidArgument, "ECC sidecar requested with ecc = none");
   RsCode code(*id);
-  const EccGeometry g = EccGeometryFor(code, header.FileSize());
+  const EccGeometry g = EccGeometryFor(code, part_size);
   FileEntry entry;
   entry.kind = FileKind::kParity;
-  entry.name = EccSidecarName(header.rank);
+  entry.name = EccSidecarName(rank);
   entry.size = g.FileSize();
-  CAIRN_ASSIGN_OR_RETURN(auto pending,
-                         tier.Create(header.name, header.version, entry.name, entry.size));
+  CAIRN_ASSIGN_OR_RETURN(auto pending, tier.Create(name, version, entry.name, entry.size));
   auto writer = std::unique_ptr<EccSidecarWriter>(
       new EccSidecarWriter(std::move(code), g, std::move(pending), std::move(entry)));
   std::string head = EncodeEccHeader(g);
@@ -434,6 +441,41 @@ Result<EccScan> ScanPart(const Tier& tier, const std::string& name, int64_t vers
   }
   note(check.Finish());
   return scan;
+}
+
+namespace {
+
+// The committed part is read for the background encode in pieces of this
+// many bytes: whole stripes of both codes (128 and 64 KiB), small enough to
+// stay in cache from the CRC check to the encode.
+constexpr uint64_t kEncodePiece = uint64_t{1} << 20;
+
+}  // namespace
+
+Result<FileEntry> EncodeCommittedSidecar(Tier& tier, const Manifest& committed, EccMode mode) {
+  if (committed.files.empty() || committed.files.front().kind != FileKind::kPart) {
+    return Error(Code::kInternal, "rank {}'s copy of '{}' version {} lists no part file",
+                 committed.rank, committed.name, committed.version);
+  }
+  const FileEntry& part = committed.files.front();
+  CAIRN_ASSIGN_OR_RETURN(auto file, tier.Open(committed.name, committed.version, part.name));
+  if (file->size() != part.size) {
+    return Error(Code::kCorrupt, "'{}' has {} bytes, its manifest says {}", file->path(),
+                 file->size(), part.size);
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto writer,
+                         EccSidecarWriter::Start(tier, committed.name, committed.version,
+                                                 committed.rank, part.size, mode));
+  StreamingBlockCheck check(part, file->path());
+  std::vector<uint8_t> piece(std::min(kEncodePiece, part.size));
+  for (uint64_t at = 0; at < part.size; at += piece.size()) {
+    const uint64_t n = std::min<uint64_t>(piece.size(), part.size - at);
+    CAIRN_RETURN_IF_ERROR(file->ReadAt(at, piece.data(), n));
+    CAIRN_RETURN_IF_ERROR(check.Update(at, piece.data(), n));
+    CAIRN_RETURN_IF_ERROR(writer->Add(piece.data(), n));
+  }
+  CAIRN_RETURN_IF_ERROR(check.Finish());
+  return writer->Commit();
 }
 
 }  // namespace cairn

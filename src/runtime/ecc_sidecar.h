@@ -60,6 +60,11 @@ class EccSidecarWriter final : public PartObserver {
   // REQUIRES: EccCodeFor(mode).has_value().
   static Result<std::unique_ptr<EccSidecarWriter>> Start(Tier& tier, const PartHeader& header,
                                                          EccMode mode);
+  // Creates the sidecar file of rank's part of (name, version), part_size
+  // bytes long. REQUIRES: EccCodeFor(mode).has_value().
+  static Result<std::unique_ptr<EccSidecarWriter>> Start(Tier& tier, const std::string& name,
+                                                         int64_t version, int rank,
+                                                         uint64_t part_size, EccMode mode);
   ~EccSidecarWriter() override;
   // The next bytes of the part file, in file order.
   Status Add(const uint8_t* data, uint64_t n) override;
@@ -94,6 +99,19 @@ class EccSidecarWriter final : public PartObserver {
 // REQUIRES: EccCodeFor(mode).has_value().
 Result<FileEntry> WriteEccSidecar(Tier& tier, const PartHeader& header,
                                   const std::vector<Region>& regions, EccMode mode);
+
+// Encodes and commits the sidecar of the committed copy `committed` (its
+// manifest, as read from tier) from the part file itself, as the background
+// encode does after the commit (docs/ecc.md "What the sidecar costs at
+// checkpoint time", item 3):
+// the part is read in pieces of a few stripes, each piece checked against
+// the part's block CRCs before it is encoded, so parity is never computed
+// over bytes that are not the version's. Returns the sidecar's manifest
+// entry; the caller lists it in the manifest. kCorrupt naming the part and
+// block if the part fails its CRCs (no sidecar is committed then).
+// REQUIRES: EccCodeFor(mode).has_value(); the copy is pinned (not deleted
+// meanwhile).
+Result<FileEntry> EncodeCommittedSidecar(Tier& tier, const Manifest& committed, EccMode mode);
 
 // The manifest's kParity entry, or null.
 const FileEntry* FindParityEntry(const Manifest& manifest);

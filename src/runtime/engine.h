@@ -92,6 +92,13 @@ struct CheckpointReport {
   PageCounts pages;
   double hash_seconds = 0;
   double reduce_seconds = 0;
+  // The memory tier's ECC (docs/ecc.md): seconds from the commit to the
+  // moment this rank's copy became protected by its sidecar; 0 when the
+  // sidecar was written inside the call (tiers.memory.ecc_sync); -1 while
+  // it is not protected: the background encode has not finished (Wait
+  // covers it), was skipped for a newer version or failed, or the copy has
+  // no sidecar (ecc = none, another tier, [dedup]).
+  double ecc_protected_after = -1;
 };
 
 class Engine {
@@ -113,8 +120,9 @@ class Engine {
   // Collective. force: this version must get a durable copy (the SSD tier,
   // or the first enabled tier below memory) whatever the policy.
   Status Checkpoint(const std::string& name, int64_t version, bool force = false);
-  // The last successful checkpoint call (version -1 before the first).
-  const CheckpointReport& last_checkpoint() const { return last_checkpoint_; }
+  // The last successful checkpoint call (version -1 before the first), with
+  // the progress of its background ECC encode.
+  CheckpointReport last_checkpoint();
   // Blocks until background work is done. A drain that failed does not
   // fail the wait (its version is committed on a faster tier): it is
   // logged as a warning and counted in last_wait().
@@ -320,6 +328,30 @@ class Engine {
   Status DrainRepairedPart(const Tier& from, Tier& to, const std::string& name, int64_t version,
                            const FileEntry& part, const FileEntry& parity, const Status& cause);
   uint64_t ecc_shards_corrected_ GUARDED_BY(mu_) = 0;
+  // Whether a copy of this engine's on `kind` gets an ECC sidecar.
+  bool WantsEccSidecar(TierKind kind) const;
+  // After the version committed on the memory tier: encodes its sidecar on
+  // the flusher thread (engine_ecc.cc), pinning the copy meanwhile. A
+  // queued encode of an older version of name is superseded: skipped,
+  // that version stays unprotected.
+  // `number` is the checkpoint call's (CheckpointReport::number).
+  void ScheduleEccEncode(const std::string& name, int64_t version, int64_t number);
+  // The job: encodes and commits the sidecar, then lists it in the
+  // manifest with the time; unpins. Failure leaves the copy committed
+  // without ECC (a warning).
+  Status EncodeEccPinned(const std::string& name, int64_t version, int64_t number,
+                         double committed);
+  // Rewrites the manifest of `encoded` (the copy the sidecar was encoded
+  // from) to list `sidecar`, unless the copy was replaced meanwhile; the
+  // protection time written.
+  Result<double> ListEccSidecar(Tier& t, const Manifest& encoded, const FileEntry& sidecar);
+  // The last checkpoint call whose sidecar is encoded in the background,
+  // for last_checkpoint().
+  struct EccProgress {
+    int64_t number = 0;           // the call's CheckpointReport::number
+    double protected_after = -1;  // as CheckpointReport::ecc_protected_after
+  };
+  EccProgress ecc_progress_ GUARDED_BY(mu_);
   // (end of ECC sidecar)
 
   // Deduplication ([dedup]; engine_dedup*.cc, docs/dedup.md); null when off.

@@ -29,11 +29,11 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
   manifest.run_id = run_id_;
   manifest.created = clock_->WallSeconds();
   PartHeader header = MakePartHeader(name, version, comm_->rank(), comm_->size(), regions);
-  // Software chipkill (of the plain part layout only, docs/dedup.md): the
-  // part's parity sidecar, encoded as the part is written, and committed
-  // before the manifest, with the copy.
+  // Software chipkill: by default the sidecar is encoded after the commit
+  // (ScheduleEccEncode); with ecc_sync, as the part is written, and
+  // committed before the manifest, with the copy.
   std::unique_ptr<EccSidecarWriter> sidecar;
-  if (t.kind() == TierKind::kMemory && EccCodeFor(t.config().ecc) && !dedup_) {
+  if (WantsEccSidecar(t.kind()) && t.config().ecc_sync) {
     CAIRN_ASSIGN_OR_RETURN(sidecar, EccSidecarWriter::Start(t, header, t.config().ecc));
   }
   // With [dedup] the part is the planned pages file (engine_dedup.h).
@@ -52,6 +52,7 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
   if (sidecar) {
     CAIRN_ASSIGN_OR_RETURN(FileEntry parity, sidecar->Commit());
     manifest.files.push_back(std::move(parity));
+    manifest.ecc_protected = std::max(clock_->WallSeconds(), manifest.created);
   }
   std::string encoded = manifest.Encode();
   CAIRN_RETURN_IF_ERROR(t.PutFile(name, version, ManifestFileName(comm_->rank()), encoded));
@@ -170,6 +171,7 @@ Status Engine::CopyVersionDown(TierKind from, TierKind to, const std::string& na
     // Redundancy parity goes along to node-local tiers only: the pfs is no
     // node's failure domain.
     if (to == TierKind::kPfs) drained.redundancy.reset();
+    drained.ecc_protected = 0;  // the ECC sidecar stays behind (below)
     for (const auto& f : m.files) {
       // The ECC sidecar stays on the memory tier: lower tiers use no ecc.
       if (f.kind == FileKind::kParity) continue;
@@ -388,6 +390,10 @@ Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) 
   if (!s.ok() && dedup_) dedup_->Forget();
   interval_.OnCheckpoint(report.seconds, s.ok() && report.placement != Placement::kSkip);
   if (s.ok()) {
+    if (WantsEccSidecar(report.tier) && report.placement != Placement::kSkip &&
+        tier(report.tier)->config().ecc_sync) {
+      report.ecc_protected_after = 0;
+    }
     last_checkpoint_ = report;
     AppendHistory(name, report);
   }
@@ -487,8 +493,18 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
   }
   CAIRN_RETURN_IF_ERROR(ApplyRetention(name, version).status());
   std::vector<Status> sync_errors;
-  // Protection first: drains then carry the parity to other node-local tiers.
-  ScheduleProtection(kind, name, version, &sync_errors);
+  // Protection first: drains then carry the parity to other node-local
+  // tiers. The ECC and redundancy encodes each rewrite the manifest, so
+  // they must not overlap: on the flusher thread they run in turn (the
+  // ECC encode first: it is the shorter, and guards against the likelier
+  // fault); a redundancy encode inside this call is done before the ECC
+  // encode is queued.
+  const bool protect_now = redundancy_ && !redundancy_->background();
+  if (protect_now) ScheduleProtection(kind, name, version, &sync_errors);
+  if (WantsEccSidecar(kind) && !tier(kind)->config().ecc_sync) {
+    ScheduleEccEncode(name, version, report->number);
+  }
+  if (!protect_now) ScheduleProtection(kind, name, version, &sync_errors);
   ScheduleDrains(kind, name, version, &sync_errors);
   // A synchronous drain or encode is part of the call: its failure anywhere
   // is the call's failure everywhere.

@@ -35,6 +35,7 @@ Manifest PayloadView(const Manifest& m) {
     if (Protected(f)) out.files.push_back(f);
   }
   out.redundancy.reset();
+  out.ecc_protected = 0;  // the ECC sidecar is not carried
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "env/fault_env.h"
 #include "format/layout.h"
 #include "runtime/catalog.h"
+#include "runtime/ecc_sidecar.h"
 
 namespace cairn {
 namespace {
@@ -235,6 +236,73 @@ TEST_F(EngineTest, TruncatedOnlyMemoryCopyIsRepairedFromItsSidecar) {
     EXPECT_EQ(step_, 77);
     EXPECT_EQ(grid_, saved);
   }
+}
+
+// The sidecar is encoded after the commit, on the flusher thread; Wait
+// covers it. Then the memory manifest lists it with the time, the drained
+// copies have neither, and it repairs a damaged shard.
+TEST_F(EngineTest, EccSidecarIsEncodedAfterTheCommitAndListedWithItsTime) {
+  for (bool sync : {false, true}) {
+    SCOPED_TRACE(sync ? "ecc_sync" : "background");
+    config_.tier(TierKind::kMemory).ecc = EccMode::kNormal;
+    config_.tier(TierKind::kMemory).ecc_sync = sync;
+    const std::string name = sync ? "sync" : "background";
+    std::iota(grid_.begin(), grid_.end(), sync ? 1.75 : -2.5);
+    step_ = 5;
+    std::vector<double> saved = grid_;
+    {
+      auto e = Open();
+      ProtectState(*e);
+      ASSERT_TRUE(e->Checkpoint(name, 3).ok());
+      if (sync) EXPECT_EQ(e->last_checkpoint().ecc_protected_after, 0.0);
+      ASSERT_TRUE(e->Wait().ok());
+      EXPECT_GE(e->last_checkpoint().ecc_protected_after, 0.0);
+      ASSERT_TRUE(e->Finalize().ok());
+    }
+    auto mem = CheckCopy(TierOf(TierKind::kMemory), name, 3, 0, 1);
+    ASSERT_TRUE(mem.ok()) << mem.status().ToString();
+    ASSERT_NE(FindParityEntry(*mem), nullptr);
+    EXPECT_GE(mem->ecc_protected, mem->created);
+    for (TierKind k : {TierKind::kSsd, TierKind::kPfs}) {
+      auto below = CheckCopy(TierOf(k), name, 3, 0, 1);
+      ASSERT_TRUE(below.ok()) << below.status().ToString();
+      EXPECT_EQ(FindParityEntry(*below), nullptr);
+      EXPECT_EQ(below->ecc_protected, 0.0);
+      ASSERT_TRUE(env_->DeleteRecursive(TierOf(k).VersionDir(name, 3)).ok());
+    }
+    // One byte of the grid's first page flipped: one shard to correct.
+    std::string part = TierOf(TierKind::kMemory).FilePath(name, 3, PartFileName(0));
+    auto mapped = env_->MapFile(part, *env_->FileSize(part), true);
+    ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+    (*mapped)->data()[(*mapped)->size() / 2] ^= 0x40;
+    mapped->reset();
+    std::fill(grid_.begin(), grid_.end(), 0.0);
+    // Memory only: no drain resumed at start repairs (and counts) the part
+    // while the restart does.
+    Config restart_config = config_;
+    restart_config.tier(TierKind::kSsd).enabled = false;
+    restart_config.tier(TierKind::kPfs).enabled = false;
+    auto opened = Engine::Create(NewSingleComm(), restart_config, env_.get(), &clock_);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    auto& e = *opened;
+    ProtectState(*e);
+    auto report = e->Restart(name, 3);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->tier, "memory");
+    EXPECT_EQ(report->ecc_shards_corrected, 1u);
+    EXPECT_EQ(grid_, saved);
+  }
+}
+
+TEST_F(EngineTest, CopiesWithoutSidecarReportNoEccProtection) {
+  auto e = Open();
+  ProtectState(*e);
+  ASSERT_TRUE(e->Checkpoint("plain", 1).ok());
+  ASSERT_TRUE(e->Wait().ok());
+  EXPECT_EQ(e->last_checkpoint().ecc_protected_after, -1.0);
+  auto mem = CheckCopy(TierOf(TierKind::kMemory), "plain", 1, 0, 1);
+  ASSERT_TRUE(mem.ok());
+  EXPECT_EQ(mem->ecc_protected, 0.0);
 }
 
 TEST_F(EngineTest, TruncatedMemoryCopyWithOtherRegionsIsAMismatch) {

@@ -113,6 +113,7 @@ py::dict LastCheckpoint() {
   out["seconds"] = info.seconds;
   out["bytes"] = info.bytes;
   out["reason"] = std::string(info.reason);
+  out["ecc_protected_after"] = info.ecc_protected_after;
   return out;
 }
 

@@ -110,6 +110,10 @@ class CheckpointInfo:
     seconds: float  #: time inside the call on this rank
     bytes: int  #: bytes this rank wrote
     reason: str  #: one readable line: placement and why
+    #: seconds from the commit until the memory copy was protected by its ECC
+    #: sidecar (encoded in the background; 0: inside the call with
+    #: tiers.memory.ecc_sync); -1 while not protected or without ECC
+    ecc_protected_after: float = -1.0
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,5 +1,6 @@
 #include "pmem/in_place_array.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -56,6 +57,21 @@ std::optional<Record> ParseRecord(const uint8_t* line) {
 
 uint64_t RoundUp(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
 
+// Adds `added` to sorted, disjoint ranges, merging it with every range it
+// overlaps or touches (the usual case, ranges reported in order, appends to
+// or extends the last one).
+template <typename Range>
+void InsertMerged(std::vector<Range>* ranges, Range added) {
+  auto first = std::lower_bound(ranges->begin(), ranges->end(), added.begin,
+                                [](const Range& r, uint64_t begin) { return r.end < begin; });
+  auto last = first;
+  for (; last != ranges->end() && last->begin <= added.end; ++last) {
+    added.begin = std::min(added.begin, last->begin);
+    added.end = std::max(added.end, last->end);
+  }
+  ranges->insert(ranges->erase(first, last), added);
+}
+
 }  // namespace
 
 const char* PersistModeName(PersistMode mode) {
@@ -89,6 +105,9 @@ Result<std::unique_ptr<InPlaceArray>> InPlaceArray::Open(const std::string& path
   } else {
     return existing.status();
   }
+  // Both copies are written from the first iterations on: fault them in
+  // now, not one page per store in the application's loop.
+  CAIRN_RETURN_IF_ERROR(a->map_->Prefault(kHeaderBytes, 2 * a->copy_bytes_));
   switch (options.pattern) {
     case UpdatePattern::kUniform:
       a->mode_ = PersistMode::kInPlace;
@@ -117,7 +136,7 @@ Result<std::unique_ptr<InPlaceArray>> InPlaceArray::Open(const std::string& path
 InPlaceArray::~InPlaceArray() {
   // The flusher may still hold our working version: it must be done with
   // it before the mapping goes.
-  if (flush_started_ && flusher_ != nullptr) flusher_->Barrier();
+  if (!submitted_.empty()) flusher_->Barrier();
 }
 
 Status InPlaceArray::Format() {
@@ -186,13 +205,35 @@ void InPlaceArray::AssignRoles() {
     consistent_for_reads_ = dram_.get();  // one array: reads see the latest writes
   }
   updated_ = false;
-  flush_started_ = false;
+  batch_ = {};
+  submitted_.clear();
 }
 
-void InPlaceArray::StartFlush() {
-  if (flusher_ == nullptr || mode_ != PersistMode::kInPlace || flush_started_) return;
-  flusher_->Submit(working_, count_ * elem_size_);
-  flush_started_ = true;
+Status InPlaceArray::DoneWriting(uint64_t first, uint64_t n) {
+  if (first > count_ || n > count_ - first) {
+    return Error(Code::kInvalidArgument,
+                 "persistent array '{}': elements [{}, {}) are outside its {} elements",
+                 map_->path(), first, first + n, count_);
+  }
+  if (flusher_ == nullptr || mode_ != PersistMode::kInPlace || n == 0) return Status::Ok();
+  const ByteRange done{first * elem_size_, (first + n) * elem_size_};
+  if (batch_.end > batch_.begin && batch_.end == done.begin) {
+    batch_.end = done.end;
+  } else {
+    SubmitBatch();
+    batch_ = done;
+  }
+  if (batch_.end - batch_.begin >= kFlushBatchBytes) SubmitBatch();
+  return Status::Ok();
+}
+
+void InPlaceArray::StartFlush() { (void)DoneWriting(0, count_); }
+
+void InPlaceArray::SubmitBatch() {
+  if (batch_.end == batch_.begin) return;
+  flusher_->Submit(working_ + batch_.begin, batch_.end - batch_.begin);
+  InsertMerged(&submitted_, batch_);
+  batch_ = {};
 }
 
 Status InPlaceArray::PersistRecord(int64_t iteration, int index) {
@@ -238,16 +279,32 @@ void InPlaceArray::ChooseModeFromProfile(const uint8_t* previous) {
   Log(LogLevel::kInfo, "persistent array '{}': {}", map_->path(), mode_reason_);
 }
 
-Status InPlaceArray::Commit() {
+Status InPlaceArray::PersistInPlace() {
   const uint64_t bytes = count_ * elem_size_;
+  const FlushOps& ops = Ops();
+  if (flusher_ != nullptr) {
+    SubmitBatch();
+    // Only the remainder: the helper has been flushing since the ranges
+    // were reported.
+    if (!submitted_.empty()) flusher_->Barrier();
+  }
+  // What was never reported is flushed here (all of it without a flusher:
+  // on this machine's Zen 3 a clwb of a line just written costs the main
+  // thread more than one of a line already evicted; docs/pmem.md).
+  uint64_t covered = 0;
+  for (const ByteRange& r : submitted_) {
+    if (r.begin > covered) ops.flush_lines(working_ + covered, r.begin - covered);
+    covered = r.end;
+  }
+  if (covered < bytes) ops.flush_lines(working_ + covered, bytes - covered);
+  ops.drain();
+  return map_->PersistMedium(working_, bytes);
+}
+
+Status InPlaceArray::Commit() {
   const int target = 1 - consistent_index_;
   if (mode_ == PersistMode::kInPlace) {
-    if (flush_started_) {
-      flusher_->Barrier();
-    } else {
-      Persist(working_, bytes);
-    }
-    CAIRN_RETURN_IF_ERROR(map_->PersistMedium(working_, bytes));
+    CAIRN_RETURN_IF_ERROR(PersistInPlace());
   } else {
     CAIRN_RETURN_IF_ERROR(PersistCopyMode(target));
   }

@@ -101,6 +101,34 @@ TEST_F(InPlaceArrayTest, AsyncFlushingCommitsTheSame) {
   EXPECT_EQ(Contents(*a), Expected(5));
 }
 
+// Proactive flushing: reported ranges (out of order, with gaps) go to the
+// helper thread, adjacent ones as one batch; the gaps are flushed by the
+// commit; the array commits the same bytes either way.
+TEST_F(InPlaceArrayTest, DoneWritingHandsReportedRangesToTheHelper) {
+  auto flusher = AsyncFlusher::Start(PosixEnv(), {});
+  ASSERT_TRUE(flusher.ok());
+  {
+    auto a = OpenArray(UpdatePattern::kUniform, flusher->get());
+    std::memset(a->Working(), 0, kCount * sizeof(double));
+    ASSERT_TRUE(a->Commit().ok());
+    Iterate(*a, 1);
+    ASSERT_TRUE(a->DoneWriting(0, 100).ok());
+    ASSERT_TRUE(a->DoneWriting(100, 100).ok());  // adjacent: the same batch
+    ASSERT_TRUE(a->DoneWriting(500, 100).ok());  // a gap before it
+    ASSERT_TRUE(a->DoneWriting(300, 100).ok());  // out of order
+    ASSERT_TRUE(a->Commit().ok());  // [200, 300), [400, 500), [600, 1000) flushed here
+    const AsyncFlushStats stats = (*flusher)->stats();
+    EXPECT_EQ(stats.ranges, 3u);
+    EXPECT_EQ(stats.bytes, 400 * sizeof(double));
+    Status outside = a->DoneWriting(kCount - 1, 2);
+    EXPECT_EQ(outside.code(), Code::kInvalidArgument);
+    EXPECT_NE(outside.message().find(path_), std::string::npos) << outside.ToString();
+  }
+  auto a = OpenArray(UpdatePattern::kUniform);
+  EXPECT_EQ(a->iteration(), 1);
+  EXPECT_EQ(Contents(*a), Expected(1));
+}
+
 TEST_F(InPlaceArrayTest, AutoChoosesInPlaceForUniformAndCopyForNonUniform) {
   {
     auto a = OpenArray(UpdatePattern::kAuto);

@@ -11,12 +11,17 @@
 //   ipv-async     in-place versioning with the flush on a helper thread,
 //                 proactive: each plane (stencil) or block (CG) is handed
 //                 on as soon as its last write of the iteration is done
-// Each case runs --reps times; the JSON line has the median seconds and
-// the ratio to native's median (and the best of each).
+//   ipv-noflush   (diagnostic) the two versions alternate, never flushed
+// The methods run in rounds (each round runs every method once) so that a
+// change of the machine's load hits them alike. The JSON line has the
+// median seconds, the ratio to native's median, the median of the per-round
+// ratios (paired_ratio), the best of each, and the main thread's CPU time
+// against native's (cpu_ratio: what the application thread itself paid).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -152,6 +157,29 @@ class InPlaceVersioning : public Persistence {
 
  private:
   std::vector<std::unique_ptr<cairn::pmem::InPlaceArray>> arrays_;
+};
+
+// The paper's "IPV without cache flushing" bar: the two versions of each
+// array alternate in the mapped file as in-place versioning's do, but
+// nothing is flushed and no record is written. Not a persistence method: it
+// separates the cost of working on two versions in the file from the cost
+// of flushing them (docs/results.md). Uniform kernels only.
+class DualVersionsNoFlush : public Persistence {
+ public:
+  DualVersionsNoFlush(int arrays, size_t n, std::unique_ptr<cairn::PmemMap> map)
+      : arrays_(arrays), n_(n), map_(std::move(map)) {}
+  const double* Old(int k) override { return Version(k, 1 - working_); }
+  double* New(int k) override { return Version(k, working_); }
+  void EndIteration() override { working_ = 1 - working_; }
+
+ private:
+  double* Version(int k, int which) {
+    return reinterpret_cast<double*>(map_->data()) + (2 * k + which) * n_;
+  }
+  int arrays_;
+  size_t n_;
+  std::unique_ptr<cairn::PmemMap> map_;
+  int working_ = 0;
 };
 
 // ---- kernels -------------------------------------------------------------
@@ -303,8 +331,8 @@ void RunIterations(Persistence& p, const Kernel& k, const Grid& g, int iteration
 
 // ---- methods -------------------------------------------------------------
 
-const char* const kMethods[] = {"native",  "copy-clflush", "copy-parflush",
-                                "copy-nt", "ipv",          "ipv-async"};
+const char* const kMethods[] = {"native", "copy-clflush", "copy-parflush", "copy-nt",
+                                "ipv",    "ipv-async",    "ipv-noflush"};
 
 struct Setup {
   std::string dir;
@@ -328,6 +356,12 @@ std::unique_ptr<Persistence> Make(const std::string& method, const Kernel& k, co
     return std::make_unique<CopyCheckpoint>(k.arrays, g.n(), k.two_buffers, m,
                                             std::move(map).value(), s.pool);
   }
+  if (method == "ipv-noflush") {
+    const uint64_t size = 2 * k.arrays * bytes;
+    auto map = cairn::PmemMap::Create(s.dir + "/" + k.name + ".dual", size);
+    if (!map.ok() || !(*map)->Prefault(0, size).ok()) return nullptr;
+    return std::make_unique<DualVersionsNoFlush>(k.arrays, g.n(), std::move(map).value());
+  }
   std::vector<std::unique_ptr<cairn::pmem::InPlaceArray>> arrays;
   for (int a = 0; a < k.arrays; ++a) {
     std::string path = s.dir + "/" + k.name + std::to_string(a) + ".ipv";
@@ -348,6 +382,96 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+double ThreadCpuSeconds() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// The runs of one method on one kernel.
+struct Runs {
+  std::string method;
+  std::vector<double> seconds;      // wall clock, per run
+  std::vector<double> cpu_seconds;  // the main thread's CPU time, per run
+  std::vector<double> ratios;       // seconds / native's seconds of the same round
+  std::string mode;
+};
+
+// One run: set up, initialise (untimed), then time the iterations. False
+// if the method cannot be set up.
+bool RunOnce(const Kernel& k, const Grid& g, const Setup& setup, int iterations, Runs* runs) {
+  auto p = Make(runs->method, k, g, setup);
+  if (!p) return false;
+  Init(*p, k, g);
+  const double cpu_start = ThreadCpuSeconds();
+  const auto start = std::chrono::steady_clock::now();
+  RunIterations(*p, k, g, iterations);
+  runs->seconds.push_back(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  runs->cpu_seconds.push_back(ThreadCpuSeconds() - cpu_start);
+  runs->mode = p->Mode();
+  return true;
+}
+
+Json Report(const Kernel& k, const Grid& g, int iterations, const Runs& r, const Runs& native) {
+  const double median = Median(r.seconds), native_median = Median(native.seconds);
+  const double best = *std::min_element(r.seconds.begin(), r.seconds.end());
+  const double native_best = *std::min_element(native.seconds.begin(), native.seconds.end());
+  Json line;
+  line["kernel"] = k.name;
+  line["method"] = r.method;
+  line["iterations"] = iterations;
+  line["bytes"] = g.n() * sizeof(double) * k.arrays;
+  line["seconds"] = median;
+  line["native_seconds"] = native_median;
+  line["ratio"] = median / native_median;
+  line["paired_ratio"] = Median(r.ratios);
+  line["best_seconds"] = best;
+  line["best_ratio"] = best / native_best;
+  line["cpu_seconds"] = Median(r.cpu_seconds);
+  line["cpu_ratio"] = Median(r.cpu_seconds) / Median(native.cpu_seconds);
+  line["reps"] = static_cast<int>(r.seconds.size());
+  if (!r.mode.empty()) line["mode"] = r.mode;
+  return line;
+}
+
+// Every method of one kernel, in rounds: each round runs every method once,
+// so that a change in the machine's load hits all methods alike (the
+// machine these figures come from is shared).
+bool MeasureKernel(const Kernel& k, const Grid& g, const Setup& setup, int iterations, int reps,
+                   bool json) {
+  std::vector<Runs> runs;
+  for (const char* method : kMethods) {
+    if (!k.uniform && std::strcmp(method, "ipv-noflush") == 0) continue;
+    Runs r;
+    r.method = method;
+    runs.push_back(std::move(r));
+  }
+  for (int round = 0; round < reps; ++round) {
+    for (Runs& r : runs) {
+      if (!RunOnce(k, g, setup, iterations, &r)) {
+        std::fprintf(stderr, "ipv: cannot set up %s under %s\n", r.method.c_str(),
+                     setup.dir.c_str());
+        return false;
+      }
+      r.ratios.push_back(r.seconds.back() / runs[0].seconds.back());
+    }
+  }
+  for (const Runs& r : runs) {
+    Json line = Report(k, g, iterations, r, runs[0]);
+    if (json) {
+      cairn_bench::PrintJsonLine(line);
+    } else {
+      std::printf("%-8s %-14s %8.4f s  x%.3f native (paired x%.3f, best x%.3f, main cpu x%.3f) %s\n",
+                  k.name, r.method.c_str(), line["seconds"].get<double>(),
+                  line["ratio"].get<double>(), line["paired_ratio"].get<double>(),
+                  line["best_ratio"].get<double>(), line["cpu_ratio"].get<double>(),
+                  r.mode.c_str());
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -359,7 +483,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> kernels{"stencil", "cg", "mg"};
   app.add_option("--mib", mib, "MiB per target array")->check(cairn_bench::FiniteRange(1, 65536));
   app.add_option("--iterations", iterations, "iterations per run")->check(CLI::Range(1, 100000));
-  app.add_option("--reps", reps, "runs per case (median and best reported)")
+  app.add_option("--reps", reps, "rounds (each runs every method once; medians reported)")
       ->check(CLI::Range(1, 100));
   app.add_option("--threads", threads, "threads of copy-parflush and of large async flushes")
       ->check(CLI::Range(1, 64));
@@ -379,48 +503,10 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "ipv: flush %s, copy %s, %.0f MiB per array, %d iterations, %d reps\n",
                cairn::pmem::FlushKindName(ops.flush), cairn::pmem::CopyKindName(ops.copy), mib,
                iterations, reps);
-
   for (const Kernel& k : kKernels) {
     if (std::find(kernels.begin(), kernels.end(), k.name) == kernels.end()) continue;
     Grid g{static_cast<size_t>(std::cbrt(mib * 1048576.0 / sizeof(double)))};
-    double native_median = 0, native_best = 0;
-    for (const char* method : kMethods) {
-      std::vector<double> seconds;
-      std::string mode;
-      for (int r = 0; r < reps; ++r) {
-        auto p = Make(method, k, g, setup);
-        if (!p) {
-          std::fprintf(stderr, "ipv: cannot set up %s under %s\n", method, dir.c_str());
-          return 1;
-        }
-        Init(*p, k, g);
-        auto start = std::chrono::steady_clock::now();
-        RunIterations(*p, k, g, iterations);
-        seconds.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        mode = p->Mode();
-      }
-      double median = Median(seconds), best = *std::min_element(seconds.begin(), seconds.end());
-      if (std::strcmp(method, "native") == 0) native_median = median, native_best = best;
-      Json line;
-      line["kernel"] = k.name;
-      line["method"] = method;
-      line["iterations"] = iterations;
-      line["bytes"] = g.n() * sizeof(double) * k.arrays;
-      line["seconds"] = median;
-      line["native_seconds"] = native_median;
-      line["ratio"] = median / native_median;
-      line["best_seconds"] = best;
-      line["best_ratio"] = best / native_best;
-      line["reps"] = reps;
-      if (!mode.empty()) line["mode"] = mode;
-      if (json) {
-        cairn_bench::PrintJsonLine(line);
-      } else {
-        std::printf("%-8s %-14s %8.4f s  x%.3f native (best x%.3f) %s\n", k.name, method, median,
-                    median / native_median, best / native_best, mode.c_str());
-      }
-    }
+    if (!MeasureKernel(k, g, setup, iterations, reps, json)) return 1;
   }
   std::filesystem::remove_all(dir);
   return 0;

@@ -84,7 +84,8 @@ CAIRN_EXPORT int cairn_pmem_array_mark_updated(cairn_pmem_array *array);
  * CAIRN_E_INVALID_ARGUMENT if the range passes the array's end. */
 CAIRN_EXPORT int cairn_pmem_array_done_writing(cairn_pmem_array *array, size_t first,
                                                size_t count);
-/* cairn_pmem_array_done_writing over the whole array. */
+/* The whole working version is done: with async_flush, everything not yet
+ * handed to the helper thread is queued now (no batching). */
 CAIRN_EXPORT int cairn_pmem_array_start_flush(cairn_pmem_array *array);
 /* Persists the working version as the next iteration and swaps versions. */
 CAIRN_EXPORT int cairn_pmem_array_commit(cairn_pmem_array *array);

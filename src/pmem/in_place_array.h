@@ -94,13 +94,14 @@ class InPlaceArray {
   // place, the range is handed to the helper thread (adjacent ranges are
   // gathered into batches of kFlushBatchBytes, so a caller may report every
   // row or plane) and its flush overlaps the computation that follows;
-  // Commit then waits only for what the helper has not finished and
-  // flushes what was never reported. Without a flusher, or in copy mode,
+  // Commit flushes the last batch and what was never reported itself, then
+  // waits only for what the helper has not finished. Without a flusher, or in copy mode,
   // nothing happens here: Commit persists everything. REQUIRES: no write
   // to the range before Commit (a later write may be missed by the flush).
   // kInvalidArgument naming the path if the range is outside the array.
   Status DoneWriting(uint64_t first, uint64_t n);
-  // DoneWriting(0, count()): the whole working version is done.
+  // The whole working version is done: hands everything not yet handed
+  // to the flusher over now, without waiting for a batch to fill.
   void StartFlush();
   // Persists the working version as the next iteration (iteration() + 1)
   // and swaps the versions. kIo naming the path if the medium's persist
@@ -108,8 +109,8 @@ class InPlaceArray {
   Status Commit();
 
   // Reported ranges are handed to the flusher once this many adjacent
-  // bytes are done (fewer hand-offs; small enough that Commit's wait for
-  // the last batch is short).
+  // bytes are done: fewer hand-offs (each may wake the helper), and small
+  // enough that the last batch, which Commit flushes itself, is short.
   static constexpr uint64_t kFlushBatchBytes = 1ull << 20;
 
  private:
@@ -126,11 +127,15 @@ class InPlaceArray {
   Status PersistRecord(int64_t iteration, int index);
   // Copy mode: streams the DRAM array into the non-consistent copy.
   Status PersistCopyMode(int target);
-  // In place: makes the working version persistent (waits for the
-  // flusher's share, flushes the rest, fences).
+  // In place: makes the working version persistent (flushes what the
+  // flusher was not handed, fences, waits for the flusher's share).
   Status PersistInPlace();
   // Hands the gathered batch of done bytes to the flusher.
   void SubmitBatch();
+  // Calls fn(begin, end) for each byte range of the working version not
+  // handed to the flusher in this iteration.
+  template <typename Fn>
+  void ForEachUnsubmitted(Fn fn) const;
   // kAuto's decision at the end of the profiled iteration: whether every
   // element differs from the previous iteration's.
   void ChooseModeFromProfile(const uint8_t* previous);

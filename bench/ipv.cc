@@ -9,8 +9,9 @@
 //   copy-nt       non-temporal (streaming) copy, then one fence
 //   ipv           in-place versioning: flush the working version, flip
 //   ipv-async     in-place versioning with the flush on a helper thread,
-//                 proactive: each plane (stencil) or block (CG) is handed
-//                 on as soon as its last write of the iteration is done
+//                 proactive: each plane (stencil, MG) or block (CG) is
+//                 handed on as soon as its last write of the iteration is
+//                 done (MG, in copy mode: copied by the helper)
 //   ipv-noflush   (diagnostic) the two versions alternate, never flushed
 // The methods run in rounds (each round runs every method once) so that a
 // change of the machine's load hits them alike. The JSON line has the
@@ -304,19 +305,31 @@ void CgIteration(Persistence& ps, const Grid& g, std::vector<double>& q) {
 // Red-black Gauss-Seidel sweeps on the interior planes only, plus a
 // correction on every other plane (a coarse-grid step): elements on the
 // outer planes are never written, and which are written varies by loop.
+// The second colour's sweep and the correction run plane by plane, in the
+// same order of updates as sweeping everything first: plane z - 1 is final
+// once plane z is swept (which reads it) and z - 1 corrected, and it is
+// reported done then.
 void MgIteration(Persistence& ps, const Grid& g) {
   double* u = ps.New(0);  // in place: MG persists by copying (non-uniform)
   const size_t s = g.side, plane = s * s, n = g.n();
-  for (int color = 0; color < 2; ++color) {
-    for (size_t i = plane + color; i + plane < n; i += 2) {
+  auto sweep = [&](size_t begin, size_t end, size_t color) {
+    for (size_t i = begin + (begin + plane + color) % 2; i < end; i += 2) {
       u[i] = 0.5 * u[i] + (u[i - 1] + u[i + 1] + u[i - s] + u[i + s] + u[i - plane] +
                            u[i + plane]) / 12.0;
     }
+  };
+  auto finish_plane = [&](size_t z) {  // correct plane z, report it done
+    if (z >= 2 && z + 2 < s && z % 2 == 0) {
+      for (size_t i = z * plane; i < (z + 1) * plane; ++i) u[i] += 1e-6;
+    }
+    ps.DoneWriting(0, z * plane, plane);
+  };
+  sweep(plane, n - plane, 0);
+  for (size_t z = 0; z < s; ++z) {
+    if (z >= 1 && z + 1 < s) sweep(z * plane, (z + 1) * plane, 1);
+    if (z >= 1) finish_plane(z - 1);
   }
-  for (size_t z = 2; z + 2 < s; z += 2) {
-    for (size_t i = z * plane; i < (z + 1) * plane; ++i) u[i] += 1e-6;
-  }
-  ps.DoneWriting(0, 0, n);
+  finish_plane(s - 1);
   ps.EndIteration();
 }
 

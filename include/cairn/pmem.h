@@ -75,12 +75,13 @@ CAIRN_EXPORT const void *cairn_pmem_array_consistent(const cairn_pmem_array *arr
 CAIRN_EXPORT const void *cairn_pmem_array_read(const cairn_pmem_array *array);
 CAIRN_EXPORT int cairn_pmem_array_mark_updated(cairn_pmem_array *array);
 /* The iteration's last write to elements [first, first + count) of the
- * working version is done: with async_flush (in place), the helper thread
- * flushes them from now on, overlapping what the application computes next;
- * commit then waits only for the remainder. Report each row, plane or block
- * as its update finishes (adjacent ranges are gathered into 1 MiB batches).
- * Without async_flush, or in copy mode, commit does the work and this call
- * does nothing. REQUIRES: no write to the range before commit.
+ * working version is done: with async_flush, the helper thread flushes them
+ * (in place) or streams them into the persistent copy (copy mode) from now
+ * on, overlapping what the application computes next; commit then does
+ * only the rest. Report each row, plane or block as its update finishes
+ * (adjacent ranges are gathered into 1 MiB batches). Without async_flush,
+ * commit does the work and this call does nothing. REQUIRES: no write to
+ * the range before commit.
  * CAIRN_E_INVALID_ARGUMENT if the range passes the array's end. */
 CAIRN_EXPORT int cairn_pmem_array_done_writing(cairn_pmem_array *array, size_t first,
                                                size_t count);

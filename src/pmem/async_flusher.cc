@@ -72,6 +72,13 @@ void AsyncFlusher::Submit(const void* addr, size_t n) {
   changed_.SignalAll();
 }
 
+void AsyncFlusher::SubmitCopy(void* dst, const void* src, size_t n) {
+  if (n == 0) return;
+  MutexLock lock(&mu_);
+  queue_.push_back({dst, n, src});
+  changed_.SignalAll();
+}
+
 void AsyncFlusher::Barrier() {
   MutexLock lock(&mu_);
   ++stats_.barriers;
@@ -85,7 +92,11 @@ AsyncFlushStats AsyncFlusher::stats() const {
 }
 
 void AsyncFlusher::FlushOne(const Range& range) {
-  if (range.n > parallel_above_) {
+  if (range.copy_from != nullptr) {
+    // addr came to SubmitCopy as a writable destination.
+    ops_.copy_nt(const_cast<void*>(range.addr), range.copy_from, range.n);
+    ops_.drain();
+  } else if (range.n > parallel_above_) {
     pool_->Persist(range.addr, range.n);
   } else {
     ops_.flush_lines(range.addr, range.n);
@@ -111,7 +122,8 @@ void AsyncFlusher::HelperLoop() {
     busy_ = false;
     ++stats_.ranges;
     stats_.bytes += range.n;
-    if (range.n > parallel_above_) ++stats_.parallel_ranges;
+    if (range.copy_from != nullptr) ++stats_.copies;
+    if (range.copy_from == nullptr && range.n > parallel_above_) ++stats_.parallel_ranges;
     changed_.SignalAll();
   }
 }

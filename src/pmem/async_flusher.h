@@ -39,8 +39,9 @@ struct AsyncFlushOptions {
 };
 
 struct AsyncFlushStats {
-  uint64_t ranges = 0;           // ranges flushed
+  uint64_t ranges = 0;           // ranges flushed or copied
   uint64_t bytes = 0;            // bytes of those ranges
+  uint64_t copies = 0;           // of them, copies (SubmitCopy)
   uint64_t parallel_ranges = 0;  // of them, flushed over large_threads threads
   uint64_t barriers = 0;         // Barrier calls
   uint64_t barrier_waits = 0;    // Barrier calls that found work still queued
@@ -62,6 +63,12 @@ class AsyncFlusher {
   // Submit may or may not be covered (the paper's contract: submit once the
   // iteration's last write to it is done).
   void Submit(const void* addr, size_t n) EXCLUDES(mu_);
+  // Queues a persistent copy: n bytes from src to dst with non-temporal
+  // stores (copy_nt), fenced by the helper (the paper's proactive,
+  // asynchronous copying for arrays persisted by copying, its MG). Copies
+  // are not split over large_threads. REQUIRES: both ranges stay mapped,
+  // and src unwritten, until a Barrier after this call returns.
+  void SubmitCopy(void* dst, const void* src, size_t n) EXCLUDES(mu_);
   // Blocks until every range submitted before the call is persistent.
   void Barrier() EXCLUDES(mu_);
   AsyncFlushStats stats() const EXCLUDES(mu_);
@@ -71,6 +78,7 @@ class AsyncFlusher {
   struct Range {
     const void* addr;
     size_t n;
+    const void* copy_from = nullptr;  // non-null: copy n bytes from here to addr
   };
   AsyncFlusher(uint64_t parallel_above, const FlushOps& ops)
       : parallel_above_(parallel_above), ops_(ops) {}

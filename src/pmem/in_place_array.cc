@@ -241,7 +241,7 @@ Status InPlaceArray::DoneWriting(uint64_t first, uint64_t n) {
                  "persistent array '{}': elements [{}, {}) are outside its {} elements",
                  map_->path(), first, first + n, count_);
   }
-  if (flusher_ == nullptr || mode_ != PersistMode::kInPlace || n == 0) return Status::Ok();
+  if (flusher_ == nullptr || n == 0) return Status::Ok();
   const ByteRange done{first * elem_size_, (first + n) * elem_size_};
   if (batch_.end > batch_.begin && batch_.end == done.begin) {
     batch_.end = done.end;
@@ -254,7 +254,7 @@ Status InPlaceArray::DoneWriting(uint64_t first, uint64_t n) {
 }
 
 void InPlaceArray::StartFlush() {
-  if (flusher_ == nullptr || mode_ != PersistMode::kInPlace) return;
+  if (flusher_ == nullptr) return;
   // The whole array is done: hand over everything not handed over yet,
   // now (no batching: nothing adjacent will follow).
   SubmitBatch();
@@ -278,7 +278,14 @@ void InPlaceArray::ForEachUnsubmitted(Fn fn) const {
 
 void InPlaceArray::SubmitBatch() {
   if (batch_.end == batch_.begin) return;
-  flusher_->Submit(working_ + batch_.begin, batch_.end - batch_.begin);
+  const uint64_t n = batch_.end - batch_.begin;
+  if (mode_ == PersistMode::kInPlace) {
+    flusher_->Submit(working_ + batch_.begin, n);
+  } else {
+    // Copy and profiling modes: the helper streams the finished part of
+    // the DRAM array into the copy the commit will name.
+    flusher_->SubmitCopy(Copy(1 - consistent_index_) + batch_.begin, dram_.get() + batch_.begin, n);
+  }
   InsertMerged(&submitted_, batch_);
   batch_ = {};
 }
@@ -298,8 +305,13 @@ Status InPlaceArray::PersistRecord(int64_t iteration, int index) {
 Status InPlaceArray::PersistCopyMode(int target) {
   const uint64_t bytes = count_ * elem_size_;
   const FlushOps& ops = Ops();
-  ops.copy_nt(Copy(target), dram_.get(), bytes);
+  // As in place: this thread copies what the helper was not handed, then
+  // waits for the helper's remainder.
+  ForEachUnsubmitted([&](uint64_t begin, uint64_t end) {
+    ops.copy_nt(Copy(target) + begin, dram_.get() + begin, end - begin);
+  });
   ops.drain();
+  if (!submitted_.empty()) flusher_->Barrier();
   return map_->PersistMedium(Copy(target), bytes);
 }
 

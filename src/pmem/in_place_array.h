@@ -90,14 +90,16 @@ class InPlaceArray {
   void MarkUpdated() { updated_ = true; }
 
   // Proactive flushing (§4.2): the iteration's last write to elements
-  // [first, first + n) of the working version is done. With a flusher, in
-  // place, the range is handed to the helper thread (adjacent ranges are
-  // gathered into batches of kFlushBatchBytes, so a caller may report every
-  // row or plane) and its flush overlaps the computation that follows;
-  // Commit flushes the last batch and what was never reported itself, then
-  // waits only for what the helper has not finished. Without a flusher, or in copy mode,
-  // nothing happens here: Commit persists everything. REQUIRES: no write
-  // to the range before Commit (a later write may be missed by the flush).
+  // [first, first + n) of the working version is done. With a flusher the
+  // range is handed to the helper thread, which flushes it (in place) or
+  // streams it into the copy the commit will name (copy and profiling
+  // modes: the paper's proactive copying). Adjacent ranges are gathered
+  // into batches of kFlushBatchBytes, so a caller may report every row or
+  // plane, and the work overlaps the computation that follows. Commit does
+  // the last batch and what was never reported itself, then waits only for
+  // what the helper has not finished. Without a flusher nothing happens
+  // here: Commit persists everything. REQUIRES: no write to the range
+  // before Commit (a later write may be missed).
   // kInvalidArgument naming the path if the range is outside the array.
   Status DoneWriting(uint64_t first, uint64_t n);
   // The whole working version is done: hands everything not yet handed

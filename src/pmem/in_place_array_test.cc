@@ -131,6 +131,31 @@ TEST_F(InPlaceArrayTest, DoneWritingHandsReportedRangesToTheHelper) {
   EXPECT_EQ(Contents(*a), Expected(1));
 }
 
+// Copy mode with a flusher: reported ranges are streamed into the next
+// consistent copy by the helper (proactive copying), the rest by the
+// commit; reopening yields exactly the committed iterations.
+TEST_F(InPlaceArrayTest, CopyModeCopiesReportedRangesOnTheHelper) {
+  auto flusher = AsyncFlusher::Start(PosixEnv(), {});
+  ASSERT_TRUE(flusher.ok());
+  {
+    auto a = OpenArray(UpdatePattern::kNonUniform, flusher->get());
+    std::memset(a->Working(), 0, kCount * sizeof(double));
+    ASSERT_TRUE(a->Commit().ok());
+    for (int64_t it = 1; it <= 3; ++it) {
+      Iterate(*a, it);
+      ASSERT_TRUE(a->DoneWriting(0, 400).ok());
+      a->StartFlush();  // the rest, [400, 1000), at once
+      ASSERT_TRUE(a->Commit().ok());
+    }
+  }
+  const AsyncFlushStats stats = (*flusher)->stats();
+  EXPECT_EQ(stats.copies, 6u);  // [0, 400) and [400, 1000) per iteration
+  EXPECT_EQ(stats.bytes, 3 * kCount * sizeof(double));
+  auto a = OpenArray(UpdatePattern::kNonUniform);
+  EXPECT_EQ(a->iteration(), 3);
+  EXPECT_EQ(Contents(*a), Expected(3));
+}
+
 TEST_F(InPlaceArrayTest, AutoChoosesInPlaceForUniformAndCopyForNonUniform) {
   {
     auto a = OpenArray(UpdatePattern::kAuto);

@@ -42,6 +42,7 @@ constexpr Variant kVariants[] = {
     {"in-place", UpdatePattern::kUniform, false, false},
     {"in-place+async", UpdatePattern::kUniform, true, false},
     {"copy (non-uniform)", UpdatePattern::kNonUniform, false, true},
+    {"copy+async (non-uniform)", UpdatePattern::kNonUniform, true, true},
     {"auto (non-uniform)", UpdatePattern::kAuto, false, true},
     {"auto (uniform)", UpdatePattern::kAuto, false, false},
 };

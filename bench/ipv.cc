@@ -475,7 +475,8 @@ bool MeasureKernel(const Kernel& k, const Grid& g, const Setup& setup, int itera
     if (json) {
       cairn_bench::PrintJsonLine(line);
     } else {
-      std::printf("%-8s %-14s %8.4f s  x%.3f native (paired x%.3f, best x%.3f, main cpu x%.3f) %s\n",
+      std::printf("%-8s %-14s %8.4f s  x%.3f native (paired x%.3f, best x%.3f, "
+                  "main cpu x%.3f) %s\n",
                   k.name, r.method.c_str(), line["seconds"].get<double>(),
                   line["ratio"].get<double>(), line["paired_ratio"].get<double>(),
                   line["best_ratio"].get<double>(), line["cpu_ratio"].get<double>(),

@@ -72,7 +72,8 @@ TEST(AsyncFlusherTest, SubmitCopyCopiesBeforeTheBarrierReturns) {
   ASSERT_TRUE(flusher.ok());
   (*flusher)->SubmitCopy(dst.data() + 5, src.data(), 1 << 20);  // unaligned destination
   (*flusher)->Submit(dst.data(), 1 << 20);
-  (*flusher)->SubmitCopy(dst.data() + 5 + (1 << 20), src.data() + (1 << 20), src.size() - (1 << 20));
+  const size_t rest = src.size() - (1 << 20);
+  (*flusher)->SubmitCopy(dst.data() + 5 + (1 << 20), src.data() + (1 << 20), rest);
   (*flusher)->Barrier();
   EXPECT_TRUE(std::equal(src.begin(), src.end(), dst.begin() + 5));
   AsyncFlushStats stats = (*flusher)->stats();

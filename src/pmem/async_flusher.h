@@ -15,7 +15,10 @@
 // than the LLC, splits it over `large_threads` threads (FlushPool): the
 // cost that WBINVD avoided is the serial latency of flushing absent lines,
 // and that latency is what parallel flushes overlap.
-// Thread-safety: Submit and Barrier may be called from any thread.
+// The same FIFO carries persistent copies (SubmitCopy) for arrays that are
+// persisted by copying, so that their copy overlaps computation too.
+// Thread-safety: Submit, SubmitCopy and Barrier may be called from any
+// thread.
 #ifndef CAIRN_PMEM_ASYNC_FLUSHER_H_
 #define CAIRN_PMEM_ASYNC_FLUSHER_H_
 

@@ -48,6 +48,7 @@ struct AsyncFlushStats {
   uint64_t parallel_ranges = 0;  // of them, flushed over large_threads threads
   uint64_t barriers = 0;         // Barrier calls
   uint64_t barrier_waits = 0;    // Barrier calls that found work still queued
+  uint64_t helped_ranges = 0;    // ranges a Barrier's caller flushed itself
 };
 
 class AsyncFlusher {
@@ -72,7 +73,10 @@ class AsyncFlusher {
   // are not split over large_threads. REQUIRES: both ranges stay mapped,
   // and src unwritten, until a Barrier after this call returns.
   void SubmitCopy(void* dst, const void* src, size_t n) EXCLUDES(mu_);
-  // Blocks until every range submitted before the call is persistent.
+  // Blocks until every range submitted before the call is persistent. The
+  // caller flushes (or copies) what is still queued itself, line by line,
+  // instead of waiting for a helper that may have no core; it waits only
+  // for the ranges the helper is working on.
   void Barrier() EXCLUDES(mu_);
   AsyncFlushStats stats() const EXCLUDES(mu_);
   uint64_t parallel_above() const { return parallel_above_; }
@@ -86,7 +90,13 @@ class AsyncFlusher {
   AsyncFlusher(uint64_t parallel_above, const FlushOps& ops)
       : parallel_above_(parallel_above), ops_(ops) {}
   void HelperLoop() EXCLUDES(mu_);
-  void FlushOne(const Range& range);
+  // Pops the oldest range and counts it in flight.
+  Range TakeFront() REQUIRES(mu_);
+  // Counts a range done and wakes the waiters.
+  void Finish(const Range& range, bool parallel) REQUIRES(mu_);
+  // Flushes or copies one range, then fences; over the pool if allowed and
+  // the range is above parallel_above_ (returns whether it was).
+  bool FlushOne(const Range& range, bool may_use_pool);
 
   const uint64_t parallel_above_;
   const FlushOps ops_;
@@ -94,7 +104,7 @@ class AsyncFlusher {
   mutable Mutex mu_;
   CondVar changed_{&mu_};
   std::deque<Range> queue_ GUARDED_BY(mu_);
-  bool busy_ GUARDED_BY(mu_) = false;  // the helper holds a range
+  int in_flight_ GUARDED_BY(mu_) = 0;  // ranges taken off the queue, not yet done
   bool stopping_ GUARDED_BY(mu_) = false;
   AsyncFlushStats stats_ GUARDED_BY(mu_);
   std::unique_ptr<Thread> helper_;

@@ -9,13 +9,20 @@
 //   copy-nt       non-temporal (streaming) copy, then one fence
 //   ipv           in-place versioning: flush the working version, flip
 //   ipv-async     in-place versioning with the flush on a helper thread,
-//                 started as soon as the iteration's last write is done
-// Each case runs --reps times; the JSON line has the median seconds and
-// the ratio to native's median (and the best of each).
+//                 proactive: each plane (stencil, MG) or block (CG) is
+//                 handed on as soon as its last write of the iteration is
+//                 done (MG, in copy mode: copied by the helper)
+//   ipv-noflush   (diagnostic) the two versions alternate, never flushed
+// The methods run in rounds (each round runs every method once) so that a
+// change of the machine's load hits them alike. The JSON line has the
+// median seconds, the ratio to native's median, the median of the per-round
+// ratios (paired_ratio), the best of each, and the main thread's CPU time
+// against native's (cpu_ratio: what the application thread itself paid).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -42,8 +49,9 @@ class Persistence {
   virtual ~Persistence() = default;
   virtual const double* Old(int k) = 0;
   virtual double* New(int k) = 0;
-  // The iteration's last write to array k is done.
-  virtual void DoneWriting(int k) {}
+  // The iteration's last write to elements [first, first + n) of array k
+  // is done (kernels report each plane or block as it finishes).
+  virtual void DoneWriting(int k, size_t first, size_t n) {}
   // The persistence establishment point at the end of an iteration.
   virtual void EndIteration() = 0;
   // What the method decided (the IPV mode per array), for the report.
@@ -130,7 +138,9 @@ class InPlaceVersioning : public Persistence {
     return static_cast<const double*>(arrays_[k]->Consistent());
   }
   double* New(int k) override { return static_cast<double*>(arrays_[k]->Working()); }
-  void DoneWriting(int k) override { arrays_[k]->StartFlush(); }
+  void DoneWriting(int k, size_t first, size_t n) override {
+    (void)arrays_[k]->DoneWriting(first, n);
+  }
   void EndIteration() override {
     for (auto& a : arrays_) {
       auto s = a->Commit();
@@ -148,6 +158,29 @@ class InPlaceVersioning : public Persistence {
 
  private:
   std::vector<std::unique_ptr<cairn::pmem::InPlaceArray>> arrays_;
+};
+
+// The paper's "IPV without cache flushing" bar: the two versions of each
+// array alternate in the mapped file as in-place versioning's do, but
+// nothing is flushed and no record is written. Not a persistence method: it
+// separates the cost of working on two versions in the file from the cost
+// of flushing them (docs/results.md). Uniform kernels only.
+class DualVersionsNoFlush : public Persistence {
+ public:
+  DualVersionsNoFlush(int arrays, size_t n, std::unique_ptr<cairn::PmemMap> map)
+      : arrays_(arrays), n_(n), map_(std::move(map)) {}
+  const double* Old(int k) override { return Version(k, 1 - working_); }
+  double* New(int k) override { return Version(k, working_); }
+  void EndIteration() override { working_ = 1 - working_; }
+
+ private:
+  double* Version(int k, int which) {
+    return reinterpret_cast<double*>(map_->data()) + (2 * k + which) * n_;
+  }
+  int arrays_;
+  size_t n_;
+  std::unique_ptr<cairn::PmemMap> map_;
+  int working_ = 0;
 };
 
 // ---- kernels -------------------------------------------------------------
@@ -174,7 +207,7 @@ void Init(Persistence& p, const Kernel& k, const Grid& g) {
   for (int a = 0; a < k.arrays; ++a) {
     double* u = p.New(a);
     for (size_t i = 0; i < g.n(); ++i) u[i] = std::sin(0.001 * static_cast<double>(i + a));
-    p.DoneWriting(a);
+    p.DoneWriting(a, 0, g.n());
   }
   p.EndIteration();
 }
@@ -200,8 +233,8 @@ void StencilIteration(Persistence& p, const Grid& g) {
       }
       v[row + s - 1] = u[row + s - 1];
     }
+    p.DoneWriting(0, z * plane, plane);
   }
-  p.DoneWriting(0);
   p.EndIteration();
 }
 
@@ -221,6 +254,19 @@ void Laplacian(const double* p, double* q, const Grid& g) {
   }
 }
 
+// Calls body(begin, end) over [0, n) in blocks of kBlockElements and
+// reports each block of array k done as it finishes (an application's
+// blocked loop; the blocks are what proactive flushing hands on).
+constexpr size_t kBlockElements = 1 << 16;  // 512 KiB of doubles
+template <typename Body>
+void ForBlocks(Persistence& ps, int k, size_t n, Body body) {
+  for (size_t begin = 0; begin < n; begin += kBlockElements) {
+    const size_t end = std::min(n, begin + kBlockElements);
+    body(begin, end);
+    ps.DoneWriting(k, begin, end - begin);
+  }
+}
+
 // One CG step over x (0), r (1), p (2); q is scratch. The code is the
 // in-place-versioned form: reads before an array's update use Old, after
 // it New (p's update reads the updated r).
@@ -237,38 +283,53 @@ void CgIteration(Persistence& ps, const Grid& g, std::vector<double>& q) {
   const double alpha = pq != 0 ? rr / pq : 0;
   const double* x_old = ps.Old(0);
   double* x = ps.New(0);
-  for (size_t i = 0; i < n; ++i) x[i] = x_old[i] + alpha * p_old[i];
-  ps.DoneWriting(0);
+  ForBlocks(ps, 0, n, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) x[i] = x_old[i] + alpha * p_old[i];
+  });
   double* r = ps.New(1);
   double rr_new = 0;
-  for (size_t i = 0; i < n; ++i) {
-    r[i] = r_old[i] - alpha * q[i];
-    rr_new += r[i] * r[i];
-  }
-  ps.DoneWriting(1);
+  ForBlocks(ps, 1, n, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      r[i] = r_old[i] - alpha * q[i];
+      rr_new += r[i] * r[i];
+    }
+  });
   const double beta = rr != 0 ? rr_new / rr : 0;
   double* p = ps.New(2);
-  for (size_t i = 0; i < n; ++i) p[i] = r[i] + beta * p_old[i];
-  ps.DoneWriting(2);
+  ForBlocks(ps, 2, n, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) p[i] = r[i] + beta * p_old[i];
+  });
   ps.EndIteration();
 }
 
 // Red-black Gauss-Seidel sweeps on the interior planes only, plus a
 // correction on every other plane (a coarse-grid step): elements on the
 // outer planes are never written, and which are written varies by loop.
+// The second colour's sweep and the correction run plane by plane, in the
+// same order of updates as sweeping everything first: plane z - 1 is final
+// once plane z is swept (which reads it) and z - 1 corrected, and it is
+// reported done then.
 void MgIteration(Persistence& ps, const Grid& g) {
   double* u = ps.New(0);  // in place: MG persists by copying (non-uniform)
   const size_t s = g.side, plane = s * s, n = g.n();
-  for (int color = 0; color < 2; ++color) {
-    for (size_t i = plane + color; i + plane < n; i += 2) {
+  auto sweep = [&](size_t begin, size_t end, size_t color) {
+    for (size_t i = begin + (begin + plane + color) % 2; i < end; i += 2) {
       u[i] = 0.5 * u[i] + (u[i - 1] + u[i + 1] + u[i - s] + u[i + s] + u[i - plane] +
                            u[i + plane]) / 12.0;
     }
+  };
+  auto finish_plane = [&](size_t z) {  // correct plane z, report it done
+    if (z >= 2 && z + 2 < s && z % 2 == 0) {
+      for (size_t i = z * plane; i < (z + 1) * plane; ++i) u[i] += 1e-6;
+    }
+    ps.DoneWriting(0, z * plane, plane);
+  };
+  sweep(plane, n - plane, 0);
+  for (size_t z = 0; z < s; ++z) {
+    if (z >= 1 && z + 1 < s) sweep(z * plane, (z + 1) * plane, 1);
+    if (z >= 1) finish_plane(z - 1);
   }
-  for (size_t z = 2; z + 2 < s; z += 2) {
-    for (size_t i = z * plane; i < (z + 1) * plane; ++i) u[i] += 1e-6;
-  }
-  ps.DoneWriting(0);
+  finish_plane(s - 1);
   ps.EndIteration();
 }
 
@@ -283,8 +344,8 @@ void RunIterations(Persistence& p, const Kernel& k, const Grid& g, int iteration
 
 // ---- methods -------------------------------------------------------------
 
-const char* const kMethods[] = {"native",  "copy-clflush", "copy-parflush",
-                                "copy-nt", "ipv",          "ipv-async"};
+const char* const kMethods[] = {"native", "copy-clflush", "copy-parflush", "copy-nt",
+                                "ipv",    "ipv-async",    "ipv-noflush"};
 
 struct Setup {
   std::string dir;
@@ -301,10 +362,18 @@ std::unique_ptr<Persistence> Make(const std::string& method, const Kernel& k, co
                    : method == "copy-parflush" ? CopyMethod::kParallelFlush
                                                : CopyMethod::kNonTemporal;
     std::string path = s.dir + "/" + k.name + ".ckpt";
-    auto map = cairn::PmemMap::Create(path, cairn::pmem::kCacheLine + 2 * k.arrays * bytes);
-    if (!map.ok()) return nullptr;
+    const uint64_t size = cairn::pmem::kCacheLine + 2 * k.arrays * bytes;
+    auto map = cairn::PmemMap::Create(path, size);
+    // Faulted in ahead, as the pmem tier's slots and the in-place arrays are.
+    if (!map.ok() || !(*map)->Prefault(0, size).ok()) return nullptr;
     return std::make_unique<CopyCheckpoint>(k.arrays, g.n(), k.two_buffers, m,
                                             std::move(map).value(), s.pool);
+  }
+  if (method == "ipv-noflush") {
+    const uint64_t size = 2 * k.arrays * bytes;
+    auto map = cairn::PmemMap::Create(s.dir + "/" + k.name + ".dual", size);
+    if (!map.ok() || !(*map)->Prefault(0, size).ok()) return nullptr;
+    return std::make_unique<DualVersionsNoFlush>(k.arrays, g.n(), std::move(map).value());
   }
   std::vector<std::unique_ptr<cairn::pmem::InPlaceArray>> arrays;
   for (int a = 0; a < k.arrays; ++a) {
@@ -326,6 +395,97 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+double ThreadCpuSeconds() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// The runs of one method on one kernel.
+struct Runs {
+  std::string method;
+  std::vector<double> seconds;      // wall clock, per run
+  std::vector<double> cpu_seconds;  // the main thread's CPU time, per run
+  std::vector<double> ratios;       // seconds / native's seconds of the same round
+  std::string mode;
+};
+
+// One run: set up, initialise (untimed), then time the iterations. False
+// if the method cannot be set up.
+bool RunOnce(const Kernel& k, const Grid& g, const Setup& setup, int iterations, Runs* runs) {
+  auto p = Make(runs->method, k, g, setup);
+  if (!p) return false;
+  Init(*p, k, g);
+  const double cpu_start = ThreadCpuSeconds();
+  const auto start = std::chrono::steady_clock::now();
+  RunIterations(*p, k, g, iterations);
+  runs->seconds.push_back(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  runs->cpu_seconds.push_back(ThreadCpuSeconds() - cpu_start);
+  runs->mode = p->Mode();
+  return true;
+}
+
+Json Report(const Kernel& k, const Grid& g, int iterations, const Runs& r, const Runs& native) {
+  const double median = Median(r.seconds), native_median = Median(native.seconds);
+  const double best = *std::min_element(r.seconds.begin(), r.seconds.end());
+  const double native_best = *std::min_element(native.seconds.begin(), native.seconds.end());
+  Json line;
+  line["kernel"] = k.name;
+  line["method"] = r.method;
+  line["iterations"] = iterations;
+  line["bytes"] = g.n() * sizeof(double) * k.arrays;
+  line["seconds"] = median;
+  line["native_seconds"] = native_median;
+  line["ratio"] = median / native_median;
+  line["paired_ratio"] = Median(r.ratios);
+  line["best_seconds"] = best;
+  line["best_ratio"] = best / native_best;
+  line["cpu_seconds"] = Median(r.cpu_seconds);
+  line["cpu_ratio"] = Median(r.cpu_seconds) / Median(native.cpu_seconds);
+  line["reps"] = static_cast<int>(r.seconds.size());
+  if (!r.mode.empty()) line["mode"] = r.mode;
+  return line;
+}
+
+// Every method of one kernel, in rounds: each round runs every method once,
+// so that a change in the machine's load hits all methods alike (the
+// machine these figures come from is shared).
+bool MeasureKernel(const Kernel& k, const Grid& g, const Setup& setup, int iterations, int reps,
+                   bool json) {
+  std::vector<Runs> runs;
+  for (const char* method : kMethods) {
+    if (!k.uniform && std::strcmp(method, "ipv-noflush") == 0) continue;
+    Runs r;
+    r.method = method;
+    runs.push_back(std::move(r));
+  }
+  for (int round = 0; round < reps; ++round) {
+    for (Runs& r : runs) {
+      if (!RunOnce(k, g, setup, iterations, &r)) {
+        std::fprintf(stderr, "ipv: cannot set up %s under %s\n", r.method.c_str(),
+                     setup.dir.c_str());
+        return false;
+      }
+      r.ratios.push_back(r.seconds.back() / runs[0].seconds.back());
+    }
+  }
+  for (const Runs& r : runs) {
+    Json line = Report(k, g, iterations, r, runs[0]);
+    if (json) {
+      cairn_bench::PrintJsonLine(line);
+    } else {
+      std::printf("%-8s %-14s %8.4f s  x%.3f native (paired x%.3f, best x%.3f, "
+                  "main cpu x%.3f) %s\n",
+                  k.name, r.method.c_str(), line["seconds"].get<double>(),
+                  line["ratio"].get<double>(), line["paired_ratio"].get<double>(),
+                  line["best_ratio"].get<double>(), line["cpu_ratio"].get<double>(),
+                  r.mode.c_str());
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -337,7 +497,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> kernels{"stencil", "cg", "mg"};
   app.add_option("--mib", mib, "MiB per target array")->check(cairn_bench::FiniteRange(1, 65536));
   app.add_option("--iterations", iterations, "iterations per run")->check(CLI::Range(1, 100000));
-  app.add_option("--reps", reps, "runs per case (median and best reported)")
+  app.add_option("--reps", reps, "rounds (each runs every method once; medians reported)")
       ->check(CLI::Range(1, 100));
   app.add_option("--threads", threads, "threads of copy-parflush and of large async flushes")
       ->check(CLI::Range(1, 64));
@@ -357,48 +517,10 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "ipv: flush %s, copy %s, %.0f MiB per array, %d iterations, %d reps\n",
                cairn::pmem::FlushKindName(ops.flush), cairn::pmem::CopyKindName(ops.copy), mib,
                iterations, reps);
-
   for (const Kernel& k : kKernels) {
     if (std::find(kernels.begin(), kernels.end(), k.name) == kernels.end()) continue;
     Grid g{static_cast<size_t>(std::cbrt(mib * 1048576.0 / sizeof(double)))};
-    double native_median = 0, native_best = 0;
-    for (const char* method : kMethods) {
-      std::vector<double> seconds;
-      std::string mode;
-      for (int r = 0; r < reps; ++r) {
-        auto p = Make(method, k, g, setup);
-        if (!p) {
-          std::fprintf(stderr, "ipv: cannot set up %s under %s\n", method, dir.c_str());
-          return 1;
-        }
-        Init(*p, k, g);
-        auto start = std::chrono::steady_clock::now();
-        RunIterations(*p, k, g, iterations);
-        seconds.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        mode = p->Mode();
-      }
-      double median = Median(seconds), best = *std::min_element(seconds.begin(), seconds.end());
-      if (std::strcmp(method, "native") == 0) native_median = median, native_best = best;
-      Json line;
-      line["kernel"] = k.name;
-      line["method"] = method;
-      line["iterations"] = iterations;
-      line["bytes"] = g.n() * sizeof(double) * k.arrays;
-      line["seconds"] = median;
-      line["native_seconds"] = native_median;
-      line["ratio"] = median / native_median;
-      line["best_seconds"] = best;
-      line["best_ratio"] = best / native_best;
-      line["reps"] = reps;
-      if (!mode.empty()) line["mode"] = mode;
-      if (json) {
-        cairn_bench::PrintJsonLine(line);
-      } else {
-        std::printf("%-8s %-14s %8.4f s  x%.3f native (best x%.3f) %s\n", k.name, method, median,
-                    median / native_median, best / native_best, mode.c_str());
-      }
-    }
+    if (!MeasureKernel(k, g, setup, iterations, reps, json)) return 1;
   }
   std::filesystem::remove_all(dir);
   return 0;

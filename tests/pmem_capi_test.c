@@ -35,7 +35,12 @@ static void run_iterations(const char *path, int pattern, int async_flush, long 
     for (int i = 0; i < N; ++i) w[i] = old[i] + it;
     CHECK(cairn_pmem_array_mark_updated(a) == CAIRN_SUCCESS);
     CHECK(cairn_pmem_array_read(a) == (const void *)w);
-    CHECK(cairn_pmem_array_start_flush(a) == CAIRN_SUCCESS);
+    if (async_flush) { /* proactively, in two halves as they would finish */
+      CHECK(cairn_pmem_array_done_writing(a, 0, N / 2) == CAIRN_SUCCESS);
+      CHECK(cairn_pmem_array_done_writing(a, N / 2, N - N / 2) == CAIRN_SUCCESS);
+    } else {
+      CHECK(cairn_pmem_array_start_flush(a) == CAIRN_SUCCESS);
+    }
     CHECK(cairn_pmem_array_commit(a) == CAIRN_SUCCESS);
   }
   cairn_pmem_array_close(&a);
@@ -86,6 +91,10 @@ int main(void) {
   bad.update_pattern = 7;
   CHECK(cairn_pmem_array_open(path, N, sizeof(long long), &bad, &a) == CAIRN_E_INVALID_ARGUMENT);
   CHECK(strstr(cairn_error_message(CAIRN_LAST_ERROR), "update_pattern 7") != NULL);
+  CHECK(cairn_pmem_array_open(path, N, sizeof(long long), NULL, &a) == CAIRN_SUCCESS);
+  CHECK(cairn_pmem_array_done_writing(a, N - 1, 2) == CAIRN_E_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_error_message(CAIRN_LAST_ERROR), path) != NULL);
+  cairn_pmem_array_close(&a);
   CHECK(cairn_pmem_array_commit(NULL) == CAIRN_E_INVALID_ARGUMENT);
   CHECK(cairn_pmem_array_working(NULL) == NULL);
 

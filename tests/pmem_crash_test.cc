@@ -42,6 +42,7 @@ constexpr Variant kVariants[] = {
     {"in-place", UpdatePattern::kUniform, false, false},
     {"in-place+async", UpdatePattern::kUniform, true, false},
     {"copy (non-uniform)", UpdatePattern::kNonUniform, false, true},
+    {"copy+async (non-uniform)", UpdatePattern::kNonUniform, true, true},
     {"auto (non-uniform)", UpdatePattern::kAuto, false, true},
     {"auto (uniform)", UpdatePattern::kAuto, false, false},
 };
@@ -74,11 +75,16 @@ bool Updated(const Variant& v, uint64_t i) { return !v.interior_only || (i > 0 &
     int64_t it = a.iteration() + 1;
     const auto* old = static_cast<const uint64_t*>(a.Read());
     auto* w = static_cast<uint64_t*>(a.Working());
-    for (uint64_t i = 0; i < kCount; ++i) {
-      if (Updated(v, i)) w[i] = old[i] + static_cast<uint64_t>(it) * 1000003ull + i;
+    // In blocks, each reported done as it finishes (proactive flushing
+    // with async; the last block is left for the commit to flush).
+    constexpr uint64_t kBlock = kCount / 4;
+    for (uint64_t b = 0; b < kCount; b += kBlock) {
+      for (uint64_t i = b; i < b + kBlock; ++i) {
+        if (Updated(v, i)) w[i] = old[i] + static_cast<uint64_t>(it) * 1000003ull + i;
+      }
+      if (b + kBlock < kCount && !a.DoneWriting(b, kBlock).ok()) _exit(6);
     }
     a.MarkUpdated();
-    a.StartFlush();
     if (!a.Commit().ok()) _exit(4);
     if (::write(report, &it, sizeof(it)) != sizeof(it)) _exit(5);
   }

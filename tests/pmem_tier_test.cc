@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -104,29 +105,66 @@ TEST_F(PmemTierApiTest, MemoryVersionsDrainToPmem) {
 }
 
 // The clc and ratio policies choose between the fast level and the ssd: with
-// memory off, the fast level is pmem.
-TEST_F(PmemTierApiTest, RatioPolicyChoosesBetweenPmemAndSsd) {
-  std::string path = dir_ + "/ratio.toml";
+// memory off, the fast level is pmem. `placement` is the [placement] table's
+// body; `pmem_extra` goes into [tiers.pmem].
+std::unique_ptr<cairn::Session> StartPlaced(const std::string& dir, const char* placement,
+                                            const char* pmem_extra,
+                                            std::vector<uint64_t>& field) {
+  std::string path = dir + "/placed.toml";
   FILE* f = std::fopen(path.c_str(), "w");
   std::fprintf(f,
                "[general]\ndir = \"%s\"\nlog_level = \"off\"\n"
                "[tiers.memory]\nenabled = false\n"
-               "[tiers.pmem]\nenabled = true\npath = \"%s/pmem/{node}\"\n"
+               "[tiers.pmem]\nenabled = true\npath = \"%s/pmem/{node}\"\n%s\n"
                "[tiers.ssd]\npath = \"%s/ssd/{node}\"\n[tiers.pfs]\nenabled = false\n"
-               "[placement]\npolicy = \"ratio\"\nratio = 2\n",
-               dir_.c_str(), dir_.c_str(), dir_.c_str());
+               "[placement]\n%s\n",
+               dir.c_str(), dir.c_str(), pmem_extra, dir.c_str(), placement);
   std::fclose(f);
-  std::vector<uint64_t> field((2 << 20) / sizeof(uint64_t), 3);
   cairn::Status status;
   auto session = cairn::Session::InitSingle(path, &status);
-  ASSERT_TRUE(status.ok()) << status.message();
-  ASSERT_TRUE(session->Protect(0, field).ok());
-  for (int v = 1; v <= 4; ++v) {
-    ASSERT_TRUE(session->Checkpoint("field", v).ok());
+  EXPECT_TRUE(status.ok()) << status.message();
+  if (session && !session->Protect(0, field).ok()) return nullptr;
+  return session;
+}
+
+// Checkpoints versions 1..n and returns the tier of each ("" if skipped).
+std::vector<std::string> TiersOf(cairn::Session& session, int n) {
+  std::vector<std::string> tiers;
+  for (int v = 1; v <= n; ++v) {
+    EXPECT_TRUE(session.Checkpoint("field", v).ok());
     cairn_checkpoint_info info = CAIRN_CHECKPOINT_INFO_INIT;
-    ASSERT_TRUE(session->LastCheckpoint(&info).ok());
-    EXPECT_STREQ(info.tier, v % 2 == 0 ? "ssd" : "pmem") << "version " << v;
+    EXPECT_TRUE(session.LastCheckpoint(&info).ok());
+    EXPECT_EQ(info.skipped != 0, info.tier[0] == '\0') << "version " << v;
+    tiers.push_back(info.tier);
   }
+  return tiers;
+}
+
+TEST_F(PmemTierApiTest, RatioPolicyChoosesBetweenPmemAndSsd) {
+  std::vector<uint64_t> field((2 << 20) / sizeof(uint64_t), 3);
+  auto session = StartPlaced(dir_, "policy = \"ratio\"\nratio = 2", "", field);
+  ASSERT_TRUE(session);
+  EXPECT_EQ(TiersOf(*session, 4), (std::vector<std::string>{"pmem", "ssd", "pmem", "ssd"}));
+}
+
+// The controller (Algorithm 1, docs/clc.md) picks pmem where it would pick
+// RAM: the first version goes to the ssd (no checkpoint time measured yet),
+// then the slowdown test, with a bound every checkpoint exceeds, sends the
+// rest to pmem; and its size test skips a version pmem cannot hold.
+TEST_F(PmemTierApiTest, ClcControllerChoosesPmemWhereItWouldChooseMemory) {
+  std::vector<uint64_t> field((2 << 20) / sizeof(uint64_t), 5);
+  const char* clc = "policy = \"clc\"\nlifetime = false\nslowdown_bound = 0.000001";
+  {
+    auto session = StartPlaced(dir_, clc, "", field);
+    ASSERT_TRUE(session);
+    EXPECT_EQ(TiersOf(*session, 3), (std::vector<std::string>{"ssd", "pmem", "pmem"}));
+    ASSERT_TRUE(session->Finalize().ok());
+  }
+  std::filesystem::remove_all(dir_ + "/pmem");
+  std::filesystem::remove_all(dir_ + "/ssd");
+  auto session = StartPlaced(dir_, clc, "capacity = \"1MiB\"", field);
+  ASSERT_TRUE(session);
+  EXPECT_EQ(TiersOf(*session, 3), (std::vector<std::string>{"ssd", "", ""}));
 }
 
 }  // namespace

@@ -74,8 +74,19 @@ CAIRN_EXPORT const void *cairn_pmem_array_consistent(const cairn_pmem_array *arr
  * cairn_pmem_array_mark_updated in this iteration, the working one after. */
 CAIRN_EXPORT const void *cairn_pmem_array_read(const cairn_pmem_array *array);
 CAIRN_EXPORT int cairn_pmem_array_mark_updated(cairn_pmem_array *array);
-/* The iteration's last write to the working version is done: with
- * async_flush, queue it on the helper thread now. */
+/* The iteration's last write to elements [first, first + count) of the
+ * working version is done: with async_flush, the helper thread flushes them
+ * (in place) or streams them into the persistent copy (copy mode) from now
+ * on, overlapping what the application computes next; commit then does
+ * only the rest. Report each row, plane or block as its update finishes
+ * (adjacent ranges are gathered into 1 MiB batches). Without async_flush,
+ * commit does the work and this call does nothing. REQUIRES: no write to
+ * the range before commit.
+ * CAIRN_E_INVALID_ARGUMENT if the range passes the array's end. */
+CAIRN_EXPORT int cairn_pmem_array_done_writing(cairn_pmem_array *array, size_t first,
+                                               size_t count);
+/* The whole working version is done: with async_flush, everything not yet
+ * handed to the helper thread is queued now (no batching). */
 CAIRN_EXPORT int cairn_pmem_array_start_flush(cairn_pmem_array *array);
 /* Persists the working version as the next iteration and swaps versions. */
 CAIRN_EXPORT int cairn_pmem_array_commit(cairn_pmem_array *array);

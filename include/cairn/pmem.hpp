@@ -85,7 +85,12 @@ class DualArray {
     return {static_cast<const T*>(cairn_pmem_array_read(handle_)), count_};
   }
   void MarkUpdated() { (void)cairn_pmem_array_mark_updated(handle_); }
-  // With async_flush: the iteration's writes are done, flush them now.
+  // With async_flush: the iteration's writes to [first, first + count) are
+  // done, flush them now (proactively, on the helper thread).
+  Status DoneWriting(size_t first, size_t count) {
+    return Status(cairn_pmem_array_done_writing(handle_, first, count));
+  }
+  // DoneWriting over the whole array.
   Status StartFlush() { return Status(cairn_pmem_array_start_flush(handle_)); }
   Status Commit() { return Status(cairn_pmem_array_commit(handle_)); }
   DualArrayInfo Info() const {

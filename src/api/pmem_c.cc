@@ -182,6 +182,13 @@ int cairn_pmem_array_mark_updated(cairn_pmem_array* array) {
   });
 }
 
+int cairn_pmem_array_done_writing(cairn_pmem_array* array, size_t first, size_t count) {
+  return GuardedCall("cairn_pmem_array_done_writing", [&] {
+    if (array == nullptr) return FinishCall("cairn_pmem_array_done_writing", cairn::NullArray());
+    return FinishCall("cairn_pmem_array_done_writing", array->array->DoneWriting(first, count));
+  });
+}
+
 int cairn_pmem_array_start_flush(cairn_pmem_array* array) {
   return GuardedCall("cairn_pmem_array_start_flush", [&] {
     if (array == nullptr) return FinishCall("cairn_pmem_array_start_flush", cairn::NullArray());

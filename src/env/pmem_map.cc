@@ -154,6 +154,25 @@ Status PmemMap::PersistMedium(const void* addr, uint64_t n) const {
   return Status::Ok();
 }
 
+Status PmemMap::Prefault(uint64_t offset, uint64_t n) const {
+  if (n == 0) return Status::Ok();
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t begin = reinterpret_cast<uintptr_t>(data_ + offset) & ~(page - 1);
+  uintptr_t end = reinterpret_cast<uintptr_t>(data_ + offset + n);
+#if defined(MADV_POPULATE_WRITE)
+  if (::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0) {
+    return Status::Ok();
+  }
+  if (errno != EINVAL) return ErrnoError(errno, "prefault", path_);
+#endif
+  // A kernel before 5.14: a write access per page that keeps its value
+  // (an atomic add of 0, so a concurrent writer's store is never undone).
+  for (uintptr_t p = begin; p < end; p += page) {
+    __atomic_fetch_add(reinterpret_cast<uint8_t*>(p), uint8_t{0}, __ATOMIC_RELAXED);
+  }
+  return Status::Ok();
+}
+
 Result<PmemMedium> ProbePmemMedium(const std::string& dir) {
   const std::string probe = dir + "/.pmem-probe." + std::to_string(::getpid());
   auto map = PmemMap::Create(probe, static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));

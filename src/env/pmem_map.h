@@ -47,6 +47,12 @@ class PmemMap {
   // system of memory pages (tmpfs: nothing backs it), msync on an ordinary
   // file. kIo naming the path if msync fails.
   Status PersistMedium(const void* addr, uint64_t n) const;
+  // Faults every page of [offset, offset + n) of the mapping in for
+  // writing, without changing a byte, so that the first iteration's stores
+  // do not each take a page fault (4 KiB pages of tmpfs or a DAX file are
+  // mapped one fault at a time; 8192 faults per 32 MiB). kIo naming the
+  // path if the kernel refuses. REQUIRES: offset + n <= size().
+  Status Prefault(uint64_t offset, uint64_t n) const;
 
  private:
   PmemMap() = default;

@@ -72,11 +72,29 @@ void AsyncFlusher::Submit(const void* addr, size_t n) {
   changed_.SignalAll();
 }
 
+void AsyncFlusher::SubmitCopy(void* dst, const void* src, size_t n) {
+  if (n == 0) return;
+  MutexLock lock(&mu_);
+  queue_.push_back({dst, n, src});
+  changed_.SignalAll();
+}
+
 void AsyncFlusher::Barrier() {
   MutexLock lock(&mu_);
   ++stats_.barriers;
-  if (!queue_.empty() || busy_) ++stats_.barrier_waits;
-  while (!queue_.empty() || busy_) changed_.Wait();
+  if (!queue_.empty() || in_flight_ > 0) ++stats_.barrier_waits;
+  // Rather than idle while the helper may have no core (a loaded node),
+  // the caller flushes what is still queued itself, line by line; then it
+  // waits only for the ranges already in the helper's hands.
+  while (!queue_.empty()) {
+    const Range range = TakeFront();
+    mu_.Unlock();
+    FlushOne(range, /*may_use_pool=*/false);
+    mu_.Lock();
+    ++stats_.helped_ranges;
+    Finish(range, /*parallel=*/false);
+  }
+  while (in_flight_ > 0) changed_.Wait();
 }
 
 AsyncFlushStats AsyncFlusher::stats() const {
@@ -84,13 +102,34 @@ AsyncFlushStats AsyncFlusher::stats() const {
   return stats_;
 }
 
-void AsyncFlusher::FlushOne(const Range& range) {
-  if (range.n > parallel_above_) {
-    pool_->Persist(range.addr, range.n);
+AsyncFlusher::Range AsyncFlusher::TakeFront() {
+  Range range = queue_.front();
+  queue_.pop_front();
+  ++in_flight_;
+  return range;
+}
+
+void AsyncFlusher::Finish(const Range& range, bool parallel) {
+  --in_flight_;
+  ++stats_.ranges;
+  stats_.bytes += range.n;
+  if (range.copy_from != nullptr) ++stats_.copies;
+  if (parallel) ++stats_.parallel_ranges;
+  changed_.SignalAll();
+}
+
+bool AsyncFlusher::FlushOne(const Range& range, bool may_use_pool) {
+  if (range.copy_from != nullptr) {
+    // addr came to SubmitCopy as a writable destination.
+    ops_.copy_nt(const_cast<void*>(range.addr), range.copy_from, range.n);
+  } else if (may_use_pool && range.n > parallel_above_) {
+    pool_->Persist(range.addr, range.n);  // each thread fences its share
+    return true;
   } else {
     ops_.flush_lines(range.addr, range.n);
-    ops_.drain();
   }
+  ops_.drain();
+  return false;
 }
 
 void AsyncFlusher::HelperLoop() {
@@ -102,17 +141,12 @@ void AsyncFlusher::HelperLoop() {
       // dropped silently.
       while (queue_.empty() && !stopping_) changed_.Wait();
       if (queue_.empty()) return;
-      range = queue_.front();
-      queue_.pop_front();
-      busy_ = true;
+      range = TakeFront();
     }
-    FlushOne(range);
+    // Only the helper uses the pool (FlushPool takes one caller at a time).
+    const bool parallel = FlushOne(range, /*may_use_pool=*/true);
     MutexLock lock(&mu_);
-    busy_ = false;
-    ++stats_.ranges;
-    stats_.bytes += range.n;
-    if (range.n > parallel_above_) ++stats_.parallel_ranges;
-    changed_.SignalAll();
+    Finish(range, parallel);
   }
 }
 

@@ -15,7 +15,10 @@
 // than the LLC, splits it over `large_threads` threads (FlushPool): the
 // cost that WBINVD avoided is the serial latency of flushing absent lines,
 // and that latency is what parallel flushes overlap.
-// Thread-safety: Submit and Barrier may be called from any thread.
+// The same FIFO carries persistent copies (SubmitCopy) for arrays that are
+// persisted by copying, so that their copy overlaps computation too.
+// Thread-safety: Submit, SubmitCopy and Barrier may be called from any
+// thread.
 #ifndef CAIRN_PMEM_ASYNC_FLUSHER_H_
 #define CAIRN_PMEM_ASYNC_FLUSHER_H_
 
@@ -39,11 +42,13 @@ struct AsyncFlushOptions {
 };
 
 struct AsyncFlushStats {
-  uint64_t ranges = 0;           // ranges flushed
+  uint64_t ranges = 0;           // ranges flushed or copied
   uint64_t bytes = 0;            // bytes of those ranges
+  uint64_t copies = 0;           // of them, copies (SubmitCopy)
   uint64_t parallel_ranges = 0;  // of them, flushed over large_threads threads
   uint64_t barriers = 0;         // Barrier calls
   uint64_t barrier_waits = 0;    // Barrier calls that found work still queued
+  uint64_t helped_ranges = 0;    // ranges a Barrier's caller flushed itself
 };
 
 class AsyncFlusher {
@@ -62,7 +67,16 @@ class AsyncFlusher {
   // Submit may or may not be covered (the paper's contract: submit once the
   // iteration's last write to it is done).
   void Submit(const void* addr, size_t n) EXCLUDES(mu_);
-  // Blocks until every range submitted before the call is persistent.
+  // Queues a persistent copy: n bytes from src to dst with non-temporal
+  // stores (copy_nt), fenced by the helper (the paper's proactive,
+  // asynchronous copying for arrays persisted by copying, its MG). Copies
+  // are not split over large_threads. REQUIRES: both ranges stay mapped,
+  // and src unwritten, until a Barrier after this call returns.
+  void SubmitCopy(void* dst, const void* src, size_t n) EXCLUDES(mu_);
+  // Blocks until every range submitted before the call is persistent. The
+  // caller flushes (or copies) what is still queued itself, line by line,
+  // instead of waiting for a helper that may have no core; it waits only
+  // for the ranges the helper is working on.
   void Barrier() EXCLUDES(mu_);
   AsyncFlushStats stats() const EXCLUDES(mu_);
   uint64_t parallel_above() const { return parallel_above_; }
@@ -71,11 +85,18 @@ class AsyncFlusher {
   struct Range {
     const void* addr;
     size_t n;
+    const void* copy_from = nullptr;  // non-null: copy n bytes from here to addr
   };
   AsyncFlusher(uint64_t parallel_above, const FlushOps& ops)
       : parallel_above_(parallel_above), ops_(ops) {}
   void HelperLoop() EXCLUDES(mu_);
-  void FlushOne(const Range& range);
+  // Pops the oldest range and counts it in flight.
+  Range TakeFront() REQUIRES(mu_);
+  // Counts a range done and wakes the waiters.
+  void Finish(const Range& range, bool parallel) REQUIRES(mu_);
+  // Flushes or copies one range, then fences; over the pool if allowed and
+  // the range is above parallel_above_ (returns whether it was).
+  bool FlushOne(const Range& range, bool may_use_pool);
 
   const uint64_t parallel_above_;
   const FlushOps ops_;
@@ -83,7 +104,7 @@ class AsyncFlusher {
   mutable Mutex mu_;
   CondVar changed_{&mu_};
   std::deque<Range> queue_ GUARDED_BY(mu_);
-  bool busy_ GUARDED_BY(mu_) = false;  // the helper holds a range
+  int in_flight_ GUARDED_BY(mu_) = 0;  // ranges taken off the queue, not yet done
   bool stopping_ GUARDED_BY(mu_) = false;
   AsyncFlushStats stats_ GUARDED_BY(mu_);
   std::unique_ptr<Thread> helper_;

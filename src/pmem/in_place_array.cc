@@ -1,5 +1,6 @@
 #include "pmem/in_place_array.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -56,6 +57,47 @@ std::optional<Record> ParseRecord(const uint8_t* line) {
 
 uint64_t RoundUp(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
 
+// Adds `added` to sorted, disjoint ranges, merging it with every range it
+// overlaps or touches (the usual case, ranges reported in order, appends to
+// or extends the last one).
+template <typename Range>
+void InsertMerged(std::vector<Range>* ranges, Range added) {
+  auto first = std::lower_bound(ranges->begin(), ranges->end(), added.begin,
+                                [](const Range& r, uint64_t begin) { return r.end < begin; });
+  auto last = first;
+  for (; last != ranges->end() && last->begin <= added.end; ++last) {
+    added.begin = std::min(added.begin, last->begin);
+    added.end = std::max(added.end, last->end);
+  }
+  ranges->insert(ranges->erase(first, last), added);
+}
+
+// How many of n elements of `size` bytes are equal in a and b. The common
+// sizes compare as words, a loop the compiler vectorises (a memcmp call
+// per element cost a 32 MiB array two native stencil sweeps).
+template <typename Word>
+uint64_t CountEqualWords(const uint8_t* a, const uint8_t* b, uint64_t n) {
+  uint64_t equal = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    Word x, y;
+    std::memcpy(&x, a + i * sizeof(Word), sizeof(Word));
+    std::memcpy(&y, b + i * sizeof(Word), sizeof(Word));
+    equal += x == y;
+  }
+  return equal;
+}
+
+uint64_t CountEqualElements(const uint8_t* a, const uint8_t* b, uint64_t n, uint64_t size) {
+  switch (size) {
+    case 8: return CountEqualWords<uint64_t>(a, b, n);
+    case 4: return CountEqualWords<uint32_t>(a, b, n);
+    default: break;
+  }
+  uint64_t equal = 0;
+  for (uint64_t i = 0; i < n; ++i) equal += std::memcmp(a + i * size, b + i * size, size) == 0;
+  return equal;
+}
+
 }  // namespace
 
 const char* PersistModeName(PersistMode mode) {
@@ -89,6 +131,9 @@ Result<std::unique_ptr<InPlaceArray>> InPlaceArray::Open(const std::string& path
   } else {
     return existing.status();
   }
+  // Both copies are written from the first iterations on: fault them in
+  // now, not one page per store in the application's loop.
+  CAIRN_RETURN_IF_ERROR(a->map_->Prefault(kHeaderBytes, 2 * a->copy_bytes_));
   switch (options.pattern) {
     case UpdatePattern::kUniform:
       a->mode_ = PersistMode::kInPlace;
@@ -117,7 +162,7 @@ Result<std::unique_ptr<InPlaceArray>> InPlaceArray::Open(const std::string& path
 InPlaceArray::~InPlaceArray() {
   // The flusher may still hold our working version: it must be done with
   // it before the mapping goes.
-  if (flush_started_ && flusher_ != nullptr) flusher_->Barrier();
+  if (!submitted_.empty()) flusher_->Barrier();
 }
 
 Status InPlaceArray::Format() {
@@ -186,13 +231,63 @@ void InPlaceArray::AssignRoles() {
     consistent_for_reads_ = dram_.get();  // one array: reads see the latest writes
   }
   updated_ = false;
-  flush_started_ = false;
+  batch_ = {};
+  submitted_.clear();
+}
+
+Status InPlaceArray::DoneWriting(uint64_t first, uint64_t n) {
+  if (first > count_ || n > count_ - first) {
+    return Error(Code::kInvalidArgument,
+                 "persistent array '{}': elements [{}, {}) are outside its {} elements",
+                 map_->path(), first, first + n, count_);
+  }
+  if (flusher_ == nullptr || n == 0) return Status::Ok();
+  const ByteRange done{first * elem_size_, (first + n) * elem_size_};
+  if (batch_.end > batch_.begin && batch_.end == done.begin) {
+    batch_.end = done.end;
+  } else {
+    SubmitBatch();
+    batch_ = done;
+  }
+  if (batch_.end - batch_.begin >= kFlushBatchBytes) SubmitBatch();
+  return Status::Ok();
 }
 
 void InPlaceArray::StartFlush() {
-  if (flusher_ == nullptr || mode_ != PersistMode::kInPlace || flush_started_) return;
-  flusher_->Submit(working_, count_ * elem_size_);
-  flush_started_ = true;
+  if (flusher_ == nullptr) return;
+  // The whole array is done: hand over everything not handed over yet,
+  // now (no batching: nothing adjacent will follow).
+  SubmitBatch();
+  std::vector<ByteRange> gaps;
+  ForEachUnsubmitted([&](uint64_t begin, uint64_t end) { gaps.push_back({begin, end}); });
+  for (const ByteRange& gap : gaps) {
+    batch_ = gap;
+    SubmitBatch();
+  }
+}
+
+template <typename Fn>
+void InPlaceArray::ForEachUnsubmitted(Fn fn) const {
+  uint64_t covered = 0;
+  for (const ByteRange& r : submitted_) {
+    if (r.begin > covered) fn(covered, r.begin);
+    covered = r.end;
+  }
+  if (covered < count_ * elem_size_) fn(covered, count_ * elem_size_);
+}
+
+void InPlaceArray::SubmitBatch() {
+  if (batch_.end == batch_.begin) return;
+  const uint64_t n = batch_.end - batch_.begin;
+  if (mode_ == PersistMode::kInPlace) {
+    flusher_->Submit(working_ + batch_.begin, n);
+  } else {
+    // Copy and profiling modes: the helper streams the finished part of
+    // the DRAM array into the copy the commit will name.
+    flusher_->SubmitCopy(Copy(1 - consistent_index_) + batch_.begin, dram_.get() + batch_.begin, n);
+  }
+  InsertMerged(&submitted_, batch_);
+  batch_ = {};
 }
 
 Status InPlaceArray::PersistRecord(int64_t iteration, int index) {
@@ -210,17 +305,18 @@ Status InPlaceArray::PersistRecord(int64_t iteration, int index) {
 Status InPlaceArray::PersistCopyMode(int target) {
   const uint64_t bytes = count_ * elem_size_;
   const FlushOps& ops = Ops();
-  ops.copy_nt(Copy(target), dram_.get(), bytes);
+  // As in place: this thread copies what the helper was not handed, then
+  // waits for the helper's remainder.
+  ForEachUnsubmitted([&](uint64_t begin, uint64_t end) {
+    ops.copy_nt(Copy(target) + begin, dram_.get() + begin, end - begin);
+  });
   ops.drain();
+  if (!submitted_.empty()) flusher_->Barrier();
   return map_->PersistMedium(Copy(target), bytes);
 }
 
 void InPlaceArray::ChooseModeFromProfile(const uint8_t* previous) {
-  uint64_t unchanged = 0;
-  const uint8_t* now = dram_.get();
-  for (uint64_t i = 0; i < count_; ++i) {
-    unchanged += std::memcmp(now + i * elem_size_, previous + i * elem_size_, elem_size_) == 0;
-  }
+  const uint64_t unchanged = CountEqualElements(dram_.get(), previous, count_, elem_size_);
   if (unchanged == 0) {
     mode_ = PersistMode::kInPlace;
     mode_reason_ = fmt::format("profiled iteration {} wrote every element: in-place versioning",
@@ -238,16 +334,29 @@ void InPlaceArray::ChooseModeFromProfile(const uint8_t* previous) {
   Log(LogLevel::kInfo, "persistent array '{}': {}", map_->path(), mode_reason_);
 }
 
-Status InPlaceArray::Commit() {
+Status InPlaceArray::PersistInPlace() {
   const uint64_t bytes = count_ * elem_size_;
+  const FlushOps& ops = Ops();
+  // Everything the flusher was not handed is flushed here, by this thread,
+  // while the helper finishes its queue: the last batch (just written, and
+  // handing it over would only add a wake-up to the wait) and whatever was
+  // never reported (all of it without a flusher: on this machine's Zen 3 a
+  // clwb of a line just written costs the application thread more than one
+  // of a line already evicted, so the flush is left to the commit;
+  // docs/pmem.md).
+  ForEachUnsubmitted(
+      [&](uint64_t begin, uint64_t end) { ops.flush_lines(working_ + begin, end - begin); });
+  ops.drain();
+  // Then only the remainder of the helper's share: it has been flushing
+  // since the ranges were reported.
+  if (!submitted_.empty()) flusher_->Barrier();
+  return map_->PersistMedium(working_, bytes);
+}
+
+Status InPlaceArray::Commit() {
   const int target = 1 - consistent_index_;
   if (mode_ == PersistMode::kInPlace) {
-    if (flush_started_) {
-      flusher_->Barrier();
-    } else {
-      Persist(working_, bytes);
-    }
-    CAIRN_RETURN_IF_ERROR(map_->PersistMedium(working_, bytes));
+    CAIRN_RETURN_IF_ERROR(PersistInPlace());
   } else {
     CAIRN_RETURN_IF_ERROR(PersistCopyMode(target));
   }

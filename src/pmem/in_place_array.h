@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "env/pmem_map.h"
@@ -88,14 +89,31 @@ class InPlaceArray {
   const void* Read() const { return updated_ ? working_ : consistent_for_reads_; }
   void MarkUpdated() { updated_ = true; }
 
-  // The iteration's last write to the working version is done: hand it to
-  // the AsyncFlusher now, so that its flush overlaps what comes before
-  // Commit. No-op without a flusher or in copy mode.
+  // Proactive flushing (§4.2): the iteration's last write to elements
+  // [first, first + n) of the working version is done. With a flusher the
+  // range is handed to the helper thread, which flushes it (in place) or
+  // streams it into the copy the commit will name (copy and profiling
+  // modes: the paper's proactive copying). Adjacent ranges are gathered
+  // into batches of kFlushBatchBytes, so a caller may report every row or
+  // plane, and the work overlaps the computation that follows. Commit does
+  // the last batch and what was never reported itself, then waits only for
+  // what the helper has not finished. Without a flusher nothing happens
+  // here: Commit persists everything. REQUIRES: no write to the range
+  // before Commit (a later write may be missed).
+  // kInvalidArgument naming the path if the range is outside the array.
+  Status DoneWriting(uint64_t first, uint64_t n);
+  // The whole working version is done: hands everything not yet handed
+  // to the flusher over now, without waiting for a batch to fill.
   void StartFlush();
   // Persists the working version as the next iteration (iteration() + 1)
   // and swaps the versions. kIo naming the path if the medium's persist
   // (msync on an ordinary file) fails; the iteration is not committed then.
   Status Commit();
+
+  // Reported ranges are handed to the flusher once this many adjacent
+  // bytes are done: fewer hand-offs (each may wake the helper), and small
+  // enough that the last batch, which Commit flushes itself, is short.
+  static constexpr uint64_t kFlushBatchBytes = 1ull << 20;
 
  private:
   InPlaceArray() = default;
@@ -111,6 +129,15 @@ class InPlaceArray {
   Status PersistRecord(int64_t iteration, int index);
   // Copy mode: streams the DRAM array into the non-consistent copy.
   Status PersistCopyMode(int target);
+  // In place: makes the working version persistent (flushes what the
+  // flusher was not handed, fences, waits for the flusher's share).
+  Status PersistInPlace();
+  // Hands the gathered batch of done bytes to the flusher.
+  void SubmitBatch();
+  // Calls fn(begin, end) for each byte range of the working version not
+  // handed to the flusher in this iteration.
+  template <typename Fn>
+  void ForEachUnsubmitted(Fn fn) const;
   // kAuto's decision at the end of the profiled iteration: whether every
   // element differs from the previous iteration's.
   void ChooseModeFromProfile(const uint8_t* previous);
@@ -128,7 +155,15 @@ class InPlaceArray {
   const uint8_t* consistent_ = nullptr;
   const uint8_t* consistent_for_reads_ = nullptr;
   bool updated_ = false;
-  bool flush_started_ = false;
+  // In place with a flusher, this iteration: done bytes not yet handed to
+  // the flusher ([begin, end) of the working version), and the sorted,
+  // disjoint byte ranges it has been handed.
+  struct ByteRange {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+  };
+  ByteRange batch_;
+  std::vector<ByteRange> submitted_;
   // Copy and profiling modes: the array the application works on.
   std::unique_ptr<uint8_t[]> dram_;
 };

@@ -101,6 +101,61 @@ TEST_F(InPlaceArrayTest, AsyncFlushingCommitsTheSame) {
   EXPECT_EQ(Contents(*a), Expected(5));
 }
 
+// Proactive flushing: reported ranges (out of order, with gaps) go to the
+// helper thread, adjacent ones as one batch; the last batch and the gaps
+// are flushed by the commit; the array commits the same bytes either way.
+TEST_F(InPlaceArrayTest, DoneWritingHandsReportedRangesToTheHelper) {
+  auto flusher = AsyncFlusher::Start(PosixEnv(), {});
+  ASSERT_TRUE(flusher.ok());
+  {
+    auto a = OpenArray(UpdatePattern::kUniform, flusher->get());
+    std::memset(a->Working(), 0, kCount * sizeof(double));
+    ASSERT_TRUE(a->Commit().ok());
+    Iterate(*a, 1);
+    ASSERT_TRUE(a->DoneWriting(0, 100).ok());
+    ASSERT_TRUE(a->DoneWriting(100, 100).ok());  // adjacent: the same batch
+    ASSERT_TRUE(a->DoneWriting(500, 100).ok());  // a gap before it
+    ASSERT_TRUE(a->DoneWriting(300, 100).ok());  // out of order
+    // The helper got [0, 200) and [500, 600); the commit flushes the last
+    // batch [300, 400) and the gaps [200, 300), [400, 500), [600, 1000).
+    ASSERT_TRUE(a->Commit().ok());
+    const AsyncFlushStats stats = (*flusher)->stats();
+    EXPECT_EQ(stats.ranges, 2u);
+    EXPECT_EQ(stats.bytes, 300 * sizeof(double));
+    Status outside = a->DoneWriting(kCount - 1, 2);
+    EXPECT_EQ(outside.code(), Code::kInvalidArgument);
+    EXPECT_NE(outside.message().find(path_), std::string::npos) << outside.ToString();
+  }
+  auto a = OpenArray(UpdatePattern::kUniform);
+  EXPECT_EQ(a->iteration(), 1);
+  EXPECT_EQ(Contents(*a), Expected(1));
+}
+
+// Copy mode with a flusher: reported ranges are streamed into the next
+// consistent copy by the helper (proactive copying), the rest by the
+// commit; reopening yields exactly the committed iterations.
+TEST_F(InPlaceArrayTest, CopyModeCopiesReportedRangesOnTheHelper) {
+  auto flusher = AsyncFlusher::Start(PosixEnv(), {});
+  ASSERT_TRUE(flusher.ok());
+  {
+    auto a = OpenArray(UpdatePattern::kNonUniform, flusher->get());
+    std::memset(a->Working(), 0, kCount * sizeof(double));
+    ASSERT_TRUE(a->Commit().ok());
+    for (int64_t it = 1; it <= 3; ++it) {
+      Iterate(*a, it);
+      ASSERT_TRUE(a->DoneWriting(0, 400).ok());
+      a->StartFlush();  // the rest, [400, 1000), at once
+      ASSERT_TRUE(a->Commit().ok());
+    }
+  }
+  const AsyncFlushStats stats = (*flusher)->stats();
+  EXPECT_EQ(stats.copies, 6u);  // [0, 400) and [400, 1000) per iteration
+  EXPECT_EQ(stats.bytes, 3 * kCount * sizeof(double));
+  auto a = OpenArray(UpdatePattern::kNonUniform);
+  EXPECT_EQ(a->iteration(), 3);
+  EXPECT_EQ(Contents(*a), Expected(3));
+}
+
 TEST_F(InPlaceArrayTest, AutoChoosesInPlaceForUniformAndCopyForNonUniform) {
   {
     auto a = OpenArray(UpdatePattern::kAuto);

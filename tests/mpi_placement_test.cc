@@ -85,7 +85,7 @@ class MpiPlacementTest : public ::testing::Test {
   }
 
   // One checkpoint call after `compute` seconds of compute.
-  const CheckpointReport& Checkpoint(int64_t version, bool force = false, double compute = 10) {
+  CheckpointReport Checkpoint(int64_t version, bool force = false, double compute = 10) {
     clock_.Advance(compute);
     cairn_test::FillVersion(data_, version * 16 + Rank());
     Status s = engine_->Checkpoint("state", version, force);

@@ -10,6 +10,14 @@
 extern "C" {
 #endif
 
+/* Non-zero while this thread runs a Cairn entry point. The allocations
+ * made then are Cairn's, not the program's: libcairn_intercept.so sends
+ * them to the system allocator, so that they neither dirty the captured
+ * heap nor are rewritten by a restore of it. Initial-exec: the intercept
+ * library reads it on every malloc, and libcairn.so is always loaded at
+ * start-up with it (its DT_NEEDED). */
+extern CAIRN_EXPORT __thread int cairn_internal_in_call __attribute__((tls_model("initial-exec")));
+
 /* Notes how the pages of the next checkpoint were found: the tracking
  * method's name and the arena pages written since the previous version, of
  * pages_total captured. cairn_last_checkpoint reports it once that

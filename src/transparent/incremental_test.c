@@ -165,8 +165,7 @@ int main(int argc, char **argv) {
   Stamp(1);
   Checkpoint();  /* version 2: the new pages and one more */
   /* A restarted run resumes here, from version 2: its own run has made no
-   * checkpoint yet (and a failing Cairn call would allocate in the heap,
-   * from this thread, adding written pages). */
+   * checkpoint yet. */
   if (getenv("TEST_RESUMED") == NULL) CheckVersion(2, kGrownPages + 1, 1);
   CheckContents();
   if (getenv("TEST_CRASH") != NULL) raise(SIGKILL);

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "api/transparent_internal.h"
 #include "base/log.h"
 #include "transparent/runtime.h"
 
@@ -40,7 +41,7 @@ constexpr size_t kPage = 4096;
 
 // The arena for this thread's allocations, or null for the system's.
 Arena* ArenaForThisThread() {
-  if (t_internal) return nullptr;
+  if (t_internal || cairn_internal_in_call != 0) return nullptr;
   return ActiveArena();
 }
 

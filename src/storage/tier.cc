@@ -187,6 +187,15 @@ void Tier::WaitForSlots() {
   if (slots_) slots_->WaitReserved();
 }
 
+Tier::SlotPause::SlotPause(Tier* tier)
+    : slots_(tier != nullptr ? tier->slots_.get() : nullptr) {
+  if (slots_ != nullptr) slots_->Pause();
+}
+
+Tier::SlotPause::~SlotPause() {
+  if (slots_ != nullptr) slots_->Resume();
+}
+
 uint64_t Tier::ReleaseParkedSlots() { return slots_ ? slots_->ReleaseParked() : 0; }
 
 Status Tier::EnsureRoom(uint64_t bytes) {

@@ -360,14 +360,17 @@ namespace {
 // checkpoint pipeline, on this thread, does that).
 class MappedStagedPart final : public StagedPart {
  public:
-  MappedStagedPart(std::unique_ptr<MappedFile> map, const FileEntry& entry)
-      : map_(std::move(map)), entry_(entry) {}
+  MappedStagedPart(const Tier& tier, std::unique_ptr<MappedFile> map, const FileEntry& entry)
+      : tier_(tier), map_(std::move(map)), entry_(entry) {}
+  // The restart returns without waiting for the page table's teardown.
+  ~MappedStagedPart() override { tier_.UnmapLater(std::move(map_)); }
   Status CopyInto(const std::vector<Region>& regions) const override {
     CopyRegionsFrom(map_->data(), entry_, regions);
     return Status::Ok();
   }
 
  private:
+  const Tier& tier_;
   std::unique_ptr<MappedFile> map_;
   FileEntry entry_;
 };
@@ -439,7 +442,7 @@ Result<std::unique_ptr<StagedPart>> StageMappedPart(const Tier& tier, const std:
   // pages as the check walks it.
   CAIRN_RETURN_IF_ERROR(map->Populate(0, map->size()).Annotate(path));
   CAIRN_RETURN_IF_ERROR(VerifyExtentsInPlace(map->data(), entry, path));
-  return std::unique_ptr<StagedPart>(new MappedStagedPart(std::move(map), entry));
+  return std::unique_ptr<StagedPart>(new MappedStagedPart(tier, std::move(map), entry));
 }
 
 }  // namespace

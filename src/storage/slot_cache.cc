@@ -320,6 +320,18 @@ void SlotCache::Resume() {
   if (paused_ > 0 && --paused_ == 0) changed_.SignalAll();
 }
 
+void SlotCache::UnmapLater(std::unique_ptr<MappedFile> map) {
+  {
+    MutexLock lock(&mu_);
+    if (thread_ != nullptr && !stopping_) {
+      to_unmap_.push_back(std::move(map));
+      changed_.SignalAll();
+      return;
+    }
+  }
+  map.reset();  // no thread: unmapped now, without the lock
+}
+
 void SlotCache::WaitWhilePaused(const SlotJob& job) {
   MutexLock lock(&mu_);
   while (paused_ > 0 && !stopping_ && generation_.load() == job.generation) changed_.Wait();
@@ -351,6 +363,14 @@ void SlotCache::ReserveLoop() {
   while (!stopping_) {
     if (paused_ > 0) {
       changed_.Wait();  // the request stands; Resume signals
+      continue;
+    }
+    if (!to_unmap_.empty()) {
+      std::vector<std::unique_ptr<MappedFile>> maps = std::move(to_unmap_);
+      to_unmap_.clear();
+      mu_.Unlock();
+      maps.clear();
+      mu_.Lock();
       continue;
     }
     if (TrimOneLocked()) continue;

@@ -187,6 +187,10 @@ void Tier::WaitForSlots() {
   if (slots_) slots_->WaitReserved();
 }
 
+void Tier::UnmapLater(std::unique_ptr<MappedFile> map) const {
+  if (slots_) slots_->UnmapLater(std::move(map));
+}
+
 Tier::SlotPause::SlotPause(Tier* tier)
     : slots_(tier != nullptr ? tier->slots_.get() : nullptr) {
   if (slots_ != nullptr) slots_->Pause();

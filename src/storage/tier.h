@@ -103,6 +103,9 @@ class Tier {
   void ReserveSlots(const std::vector<uint64_t>& sizes, int count);
   // Blocks until ReserveSlots has nothing left to do.
   void WaitForSlots();
+  // Unmaps `map` in the background where the tier has a slot thread
+  // (SlotCache::UnmapLater), else now: for a restart's mapping of a part.
+  void UnmapLater(std::unique_ptr<MappedFile> map) const;
   // Holds ReserveSlots back while it lives (SlotCache::Pause): a restart
   // takes one, so that faulting in slots does not take the memory
   // bandwidth and the core the restart needs. No-op without slots.

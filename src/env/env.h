@@ -25,6 +25,13 @@ class WritableFile {
   virtual ~WritableFile() = default;
   // Appends n bytes. On failure the file's contents are unspecified.
   virtual Status Append(const void* data, size_t n) = 0;
+  // The next n bytes of a file written through a mapping with plain
+  // stores, for the caller to fill in place of Append (with a copy that
+  // also checksums, in one pass over the bytes); they count as appended.
+  // Null, and nothing appended, where bytes reach the file only through
+  // Append (a descriptor, or a mapping whose medium needs its own copy):
+  // call Append then, which also reports a write past the file's end.
+  virtual uint8_t* Claim(size_t n) { return nullptr; }
   // Makes everything appended so far durable (fsync).
   virtual Status Sync() = 0;
   // Releases the descriptor; implied by destruction (whose error is lost).

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "codec/copy_crc32c.h"
 #include "format/parity_layout.h"
 
 namespace cairn {
@@ -91,9 +92,17 @@ class ExtentChecksummer {
  public:
   explicit ExtentChecksummer(uint64_t offset) { extent_.offset = offset; }
   void Update(const void* data, size_t n);
+  // Update, while copying the bytes to dst in the same pass over them
+  // (CopyWithCrc32c, with `stores`). REQUIRES: the ranges do not overlap.
+  void CopyAndUpdate(void* dst, const void* src, size_t n, CopyStores stores);
   Extent Finish();
 
  private:
+  // Feeds n bytes block by block: crc(p, take, crc) returns the CRC of
+  // the `take` bytes at offset p into them, continuing from crc.
+  template <typename BlockCrc>
+  void AddBlocks(size_t n, const BlockCrc& crc);
+
   Extent extent_;
   uint32_t crc_ = 0;
   uint64_t in_block_ = 0;

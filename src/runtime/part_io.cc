@@ -26,6 +26,21 @@ Status AppendChecksummed(WritableFile& file, ExtentChecksummer& sum, const uint8
   return Status::Ok();
 }
 
+// Writes one piece of a part file, adding it to its extent's block CRCs
+// (`sum`; null for padding). Into a mapped slot (the memory tier) the copy
+// and the CRC are one pass (CopyWithCrc32c), with streaming stores: the
+// part is not read again soon, so they neither read each destination line
+// first nor evict the application's data; elsewhere the CRC, then Append.
+Status WritePiece(WritableFile& file, ExtentChecksummer* sum, const uint8_t* data, uint64_t n) {
+  if (sum == nullptr) return file.Append(data, n);
+  if (uint8_t* slot = file.Claim(n)) {
+    sum->CopyAndUpdate(slot, data, n, CopyStores::kStreaming);
+    return Status::Ok();
+  }
+  sum->Update(data, n);
+  return file.Append(data, n);
+}
+
 // The bytes of a part file in file order, in pieces of at most kChunk:
 // piece(extent, data, n) with `extent` the index of the manifest extent
 // the bytes belong to (0: the header `head`, i + 1: region i) or -1 for
@@ -194,8 +209,9 @@ Result<FileEntry> WritePart(Tier& tier, const PartHeader& header,
   // Each piece is checksummed, copied and observed in turn, while in cache.
   CAIRN_RETURN_IF_ERROR(EmitPart(
       header, header.Encode(), regions, [&](int extent, const uint8_t* data, uint64_t n) {
-        if (extent >= 0) sums[static_cast<size_t>(extent)].Update(data, n);
-        CAIRN_RETURN_IF_ERROR(file.Append(data, n));
+        CAIRN_RETURN_IF_ERROR(WritePiece(file, extent >= 0 ? &sums[static_cast<size_t>(extent)]
+                                                           : nullptr,
+                                         data, n));
         return observer != nullptr ? observer->Add(data, n) : Status::Ok();
       }));
   for (ExtentChecksummer& sum : sums) entry.extents.push_back(sum.Finish());
@@ -344,14 +360,17 @@ namespace {
 // checkpoint pipeline, on this thread, does that).
 class MappedStagedPart final : public StagedPart {
  public:
-  MappedStagedPart(std::unique_ptr<MappedFile> map, const FileEntry& entry)
-      : map_(std::move(map)), entry_(entry) {}
+  MappedStagedPart(const Tier& tier, std::unique_ptr<MappedFile> map, const FileEntry& entry)
+      : tier_(tier), map_(std::move(map)), entry_(entry) {}
+  // The restart returns without waiting for the page table's teardown.
+  ~MappedStagedPart() override { tier_.UnmapLater(std::move(map_)); }
   Status CopyInto(const std::vector<Region>& regions) const override {
     CopyRegionsFrom(map_->data(), entry_, regions);
     return Status::Ok();
   }
 
  private:
+  const Tier& tier_;
   std::unique_ptr<MappedFile> map_;
   FileEntry entry_;
 };
@@ -423,7 +442,7 @@ Result<std::unique_ptr<StagedPart>> StageMappedPart(const Tier& tier, const std:
   // pages as the check walks it.
   CAIRN_RETURN_IF_ERROR(map->Populate(0, map->size()).Annotate(path));
   CAIRN_RETURN_IF_ERROR(VerifyExtentsInPlace(map->data(), entry, path));
-  return std::unique_ptr<StagedPart>(new MappedStagedPart(std::move(map), entry));
+  return std::unique_ptr<StagedPart>(new MappedStagedPart(tier, std::move(map), entry));
 }
 
 }  // namespace

@@ -187,6 +187,19 @@ void Tier::WaitForSlots() {
   if (slots_) slots_->WaitReserved();
 }
 
+void Tier::UnmapLater(std::unique_ptr<MappedFile> map) const {
+  if (slots_) slots_->UnmapLater(std::move(map));
+}
+
+Tier::SlotPause::SlotPause(Tier* tier)
+    : slots_(tier != nullptr ? tier->slots_.get() : nullptr) {
+  if (slots_ != nullptr) slots_->Pause();
+}
+
+Tier::SlotPause::~SlotPause() {
+  if (slots_ != nullptr) slots_->Resume();
+}
+
 uint64_t Tier::ReleaseParkedSlots() { return slots_ ? slots_->ReleaseParked() : 0; }
 
 Status Tier::EnsureRoom(uint64_t bytes) {

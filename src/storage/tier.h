@@ -103,6 +103,22 @@ class Tier {
   void ReserveSlots(const std::vector<uint64_t>& sizes, int count);
   // Blocks until ReserveSlots has nothing left to do.
   void WaitForSlots();
+  // Unmaps `map` in the background where the tier has a slot thread
+  // (SlotCache::UnmapLater), else now: for a restart's mapping of a part.
+  void UnmapLater(std::unique_ptr<MappedFile> map) const;
+  // Holds ReserveSlots back while it lives (SlotCache::Pause): a restart
+  // takes one, so that faulting in slots does not take the memory
+  // bandwidth and the core the restart needs. No-op without slots.
+  class SlotPause {
+   public:
+    explicit SlotPause(Tier* tier);
+    ~SlotPause();
+    SlotPause(const SlotPause&) = delete;
+    SlotPause& operator=(const SlotPause&) = delete;
+
+   private:
+    SlotCache* slots_;
+  };
   // Cancels the reservation and deletes the owner's parked slots; the bytes
   // they held (0 without slots).
   uint64_t ReleaseParkedSlots();

@@ -1,5 +1,6 @@
 #include "storage/tier.h"
 
+#include <cstring>
 #include <utility>
 
 #include <gtest/gtest.h>
@@ -174,6 +175,71 @@ TEST(SlotReservationTest, SlotsAreMadeAheadAndTheFirstPartTakesOne) {
   EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
   EXPECT_EQ(*tier.GetFile("heat", 1, "r000000.part"), data);
   EXPECT_EQ(*tier.UsedBytes(), 3 * size);  // written into a slot: no new room taken
+}
+
+TEST(SlotReservationTest, PausedReservationMakesNothingUntilResumed) {
+  auto env = NewMemEnv();
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
+  tier.EnableSlots("r000000.", 2);
+  const uint64_t size = 2 << 20;
+  {
+    Tier::SlotPause pause(&tier);
+    tier.ReserveSlots({size}, 2);
+    // A part written meanwhile does not wait for the held slots: it is a
+    // fresh file, and no slot is made while the pause lasts.
+    std::string data(size, 'p');
+    auto pending = tier.Create("heat", 1, "r000000.part", size);
+    ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+    ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
+    ASSERT_TRUE((*pending)->Commit().ok());
+    EXPECT_EQ(*tier.GetFile("heat", 1, "r000000.part"), data);
+    EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 0u);
+  }
+  tier.WaitForSlots();
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 1u);  // the part holds the other
+}
+
+TEST(SlotReservationTest, RetiredFilesBeyondTheSpareSlotsAreDeletedInTheBackground) {
+  auto env = NewMemEnv();
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
+  tier.EnableSlots("r000000.", 1);
+  const uint64_t size = 2 << 20;
+  // A version an earlier process left: not mapped by this one.
+  const std::string old_part = tier.FilePath("heat", 1, "r000000.part");
+  ASSERT_TRUE(env->CreateDirs(tier.VersionDir("heat", 1)).ok());
+  const std::string data(size, 'o');
+  ASSERT_TRUE(env->WriteFileAtomic(old_part, data.data(), size, false).ok());
+  tier.ReserveSlots({size}, 2);
+  tier.WaitForSlots();
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
+  // Retired beyond max_free: parked at once, deleted by the reservation's
+  // thread, which keeps the slots it made.
+  ASSERT_TRUE(tier.Retire("heat", 1, "r000000.part").ok());
+  EXPECT_FALSE(env->FileExists(old_part));
+  tier.WaitForSlots();
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
+  EXPECT_EQ(*tier.UsedBytes(), 2 * size);
+}
+
+TEST(SlotTest, ClaimedBytesOfAMappedSlotReachTheFile) {
+  auto env = NewMemEnv();
+  Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
+  tier.EnableSlots("r000000.", 1);
+  const uint64_t size = 2 << 20;
+  auto pending = tier.Create("heat", 1, "r000000.part", size);
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  WritableFile& file = (*pending)->file();
+  ASSERT_TRUE(file.Append("head", 4).ok());
+  uint8_t* claimed = file.Claim(size - 8);
+  ASSERT_NE(claimed, nullptr);
+  std::memset(claimed, 'c', size - 8);
+  // Past the reserved size: nothing is claimed, and Append names the error.
+  EXPECT_EQ(file.Claim(5), nullptr);
+  EXPECT_FALSE(file.Append("tail!", 5).ok());
+  ASSERT_TRUE(file.Append("tail", 4).ok());
+  ASSERT_TRUE((*pending)->Commit().ok());
+  EXPECT_EQ(*tier.GetFile("heat", 1, "r000000.part"),
+            "head" + std::string(size - 8, 'c') + "tail");
 }
 
 TEST(SlotReservationTest, PartsAndSidecarsEachTakeASlotOfTheirSize) {

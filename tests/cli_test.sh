@@ -49,6 +49,7 @@ log_level = "error"
 [tiers.memory]
 path = "$WORK/shm/{node}"
 ecc = "normal"
+ecc_sync = true  # every version gets its sidecar: a background encode may be superseded
 keep_at_finalize = true
 [tiers.pfs]
 flush = "sync"

@@ -254,7 +254,9 @@ TEST_F(EngineTest, EccSidecarIsEncodedAfterTheCommitAndListedWithItsTime) {
       auto e = Open();
       ProtectState(*e);
       ASSERT_TRUE(e->Checkpoint(name, 3).ok());
-      if (sync) EXPECT_EQ(e->last_checkpoint().ecc_protected_after, 0.0);
+      if (sync) {
+        EXPECT_EQ(e->last_checkpoint().ecc_protected_after, 0.0);
+      }
       ASSERT_TRUE(e->Wait().ok());
       EXPECT_GE(e->last_checkpoint().ecc_protected_after, 0.0);
       ASSERT_TRUE(e->Finalize().ok());

@@ -85,6 +85,10 @@ Status DecodeEccProtected(ByteReader& r, uint32_t format, Manifest* m) {
     return f.kind == FileKind::kParity;
   });
   if (format < 4) {
+    // Written back as format 4, where a listed sidecar needs a time > 0.
+    if (listed && !(m->created > 0)) {
+      return Error(Code::kCorrupt, "ECC sidecar without a creation time");
+    }
     m->ecc_protected = listed ? m->created : 0;
     return Status::Ok();
   }
@@ -168,6 +172,7 @@ Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& ori
   m.nranks = static_cast<int32_t>(r.U32());
   if (format >= 2) m.run_id = r.U64();
   m.created = r.F64();
+  if (!std::isfinite(m.created) || m.created < 0) return corrupt("bad creation time");
   m.name = r.String16();
   uint32_t nfiles = r.U32();
   if (!r.ok() || nfiles > kMaxFiles) return corrupt("bad file count");

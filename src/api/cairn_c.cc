@@ -85,21 +85,11 @@ int ReportCaught(Code code, const char* call, const char* what, const char* deta
 // error first, and turns any exception into an error code, because an
 // exception unwinding into a C, Fortran or Python caller terminates the
 // process (and a rank that dies alone hangs the others in MPI).
-// Marks this thread as inside Cairn (cairn_internal_in_call) for the call,
-// so that a preloaded libcairn_intercept.so leaves Cairn's allocations out
-// of the program's heap. Counts, because entry points nest (a Python or
-// Fortran binding, a compatibility layer).
-class InsideCairn {
- public:
-  InsideCairn() { ++cairn_internal_in_call; }
-  ~InsideCairn() { --cairn_internal_in_call; }
-  InsideCairn(const InsideCairn&) = delete;
-  InsideCairn& operator=(const InsideCairn&) = delete;
-};
-
 template <typename Body>
 int Guarded(const char* call, Body&& body) noexcept {
-  InsideCairn inside;
+  // A preloaded libcairn_intercept.so keeps this call's allocations out of
+  // the program's heap.
+  InsideCairnScope inside;
   t_last_code = CAIRN_SUCCESS;
   t_last_message.clear();
   constexpr const char* kBug = "internal error (an exception; please report it): ";

@@ -39,6 +39,27 @@ CAIRN_EXPORT int cairn_internal_note_changed_pages(int id, long long since_versi
 
 #ifdef __cplusplus
 }
+
+namespace cairn {
+
+/* Counts this thread as inside Cairn (cairn_internal_in_call) for a scope:
+ * libcairn's entry points and libcairn_intercept.so's wrappers alike. Its
+ * end puts back the count it found instead of decrementing: a
+ * transparent-mode restore jumps (setcontext) out of scopes whose ends
+ * never run, into the saved frames of scopes that then end, each of which
+ * must leave the count as it was when the checkpoint was taken. */
+class InsideCairnScope {
+ public:
+  InsideCairnScope() : previous_(cairn_internal_in_call) { cairn_internal_in_call = previous_ + 1; }
+  ~InsideCairnScope() { cairn_internal_in_call = previous_; }
+  InsideCairnScope(const InsideCairnScope&) = delete;
+  InsideCairnScope& operator=(const InsideCairnScope&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace cairn
 #endif
 
 #endif /* CAIRN_API_TRANSPARENT_INTERNAL_H_ */

@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "api/transparent_internal.h"
 #include "base/log.h"
 #include "transparent/runtime.h"
 
@@ -41,7 +40,7 @@ constexpr size_t kPage = 4096;
 
 // The arena for this thread's allocations, or null for the system's.
 Arena* ArenaForThisThread() {
-  if (t_internal || cairn_internal_in_call != 0) return nullptr;
+  if (cairn_internal_in_call != 0) return nullptr;
   return ActiveArena();
 }
 
@@ -77,7 +76,7 @@ struct InternalStart {
 void* RunInternalThread(void* raw) {
   InternalStart start = *static_cast<InternalStart*>(raw);
   __libc_free(raw);
-  t_internal = true;
+  cairn_internal_in_call = 1;
   return start.routine(start.arg);
 }
 
@@ -113,7 +112,7 @@ int Peers(MPI_Comm comm) {
 // registered buffer, a peer process's single-copy mapping), so its heap
 // pages are noted as written. Called when the receive is posted (after a
 // safe point of the same call: the write comes after that checkpoint),
-// inside an InternalScope.
+// inside an InsideCairnScope.
 // `first`: the first element's index (for displacements).
 void NoteReceive(const void* buf, long long count, MPI_Datatype type, long long first_element = 0) {
   if (buf == nullptr || buf == MPI_IN_PLACE || count <= 0 || ArenaOwning(buf) == nullptr) return;
@@ -180,7 +179,7 @@ int AfterInit(int rc) {
 }  // namespace cairn
 
 using cairn::Arena;
-using cairn::InternalScope;
+using cairn::InsideCairnScope;
 using cairn::TheRuntime;
 
 extern "C" {
@@ -273,7 +272,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
                                                           void* (*routine)(void*), void* arg) {
   using Fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
   static Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "pthread_create"));
-  if (!cairn::t_internal) return real(thread, attr, routine, arg);
+  if (cairn_internal_in_call == 0) return real(thread, attr, routine, arg);
   auto* start = static_cast<cairn::InternalStart*>(__libc_malloc(sizeof(cairn::InternalStart)));
   if (start == nullptr) return EAGAIN;
   *start = {routine, arg};
@@ -312,7 +311,7 @@ __attribute__((visibility("default"))) int __libc_start_main(
 __attribute__((visibility("default"))) int MPI_Init(int* argc, char*** argv) {
   int rc;
   {
-    InternalScope internal;
+    InsideCairnScope internal;
     rc = PMPI_Init(argc, argv);
   }
   return cairn::AfterInit(rc);
@@ -322,7 +321,7 @@ __attribute__((visibility("default"))) int MPI_Init_thread(int* argc, char*** ar
                                                            int* provided) {
   int rc;
   {
-    InternalScope internal;
+    InsideCairnScope internal;
     rc = PMPI_Init_thread(argc, argv, required, provided);
   }
   return cairn::AfterInit(rc);
@@ -331,13 +330,13 @@ __attribute__((visibility("default"))) int MPI_Init_thread(int* argc, char*** ar
 __attribute__((visibility("default"))) int MPI_Finalize(void) {
   cairn::Status s = TheRuntime().BeforeMpiFinalize();
   if (!s.ok()) cairn::Log(cairn::LogLevel::kError, "transparent mode: {}", s.ToString());
-  InternalScope internal;
+  InsideCairnScope internal;
   return PMPI_Finalize();
 }
 
 __attribute__((visibility("default"))) int MPI_Barrier(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) cairn::SafePointFrom("MPI_Barrier");
-  InternalScope internal;
+  InsideCairnScope internal;
   return PMPI_Barrier(comm);
 }
 
@@ -345,7 +344,7 @@ __attribute__((visibility("default"))) int MPI_Allreduce(const void* send, void*
                                                          MPI_Datatype type, MPI_Op op,
                                                          MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) cairn::SafePointFrom("MPI_Allreduce");
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(recv, count, type);
   return PMPI_Allreduce(send, recv, count, type, op, comm);
 }
@@ -355,7 +354,7 @@ __attribute__((visibility("default"))) int MPI_Allreduce(const void* send, void*
 __attribute__((visibility("default"))) int MPI_Recv(void* buf, int count, MPI_Datatype type,
                                                     int source, int tag, MPI_Comm comm,
                                                     MPI_Status* status) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(buf, count, type);
   return PMPI_Recv(buf, count, type, source, tag, comm, status);
 }
@@ -363,21 +362,21 @@ __attribute__((visibility("default"))) int MPI_Recv(void* buf, int count, MPI_Da
 __attribute__((visibility("default"))) int MPI_Irecv(void* buf, int count, MPI_Datatype type,
                                                      int source, int tag, MPI_Comm comm,
                                                      MPI_Request* request) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(buf, count, type);
   return PMPI_Irecv(buf, count, type, source, tag, comm, request);
 }
 
 __attribute__((visibility("default"))) int MPI_Mrecv(void* buf, int count, MPI_Datatype type,
                                                      MPI_Message* message, MPI_Status* status) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(buf, count, type);
   return PMPI_Mrecv(buf, count, type, message, status);
 }
 
 __attribute__((visibility("default"))) int MPI_Imrecv(void* buf, int count, MPI_Datatype type,
                                                       MPI_Message* message, MPI_Request* request) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(buf, count, type);
   return PMPI_Imrecv(buf, count, type, message, request);
 }
@@ -388,7 +387,7 @@ __attribute__((visibility("default"))) int MPI_Sendrecv(const void* sendbuf, int
                                                         MPI_Datatype recvtype, int source,
                                                         int recvtag, MPI_Comm comm,
                                                         MPI_Status* status) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(recvbuf, recvcount, recvtype);
   return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                        source, recvtag, comm, status);
@@ -399,14 +398,14 @@ __attribute__((visibility("default"))) int MPI_Sendrecv_replace(void* buf, int c
                                                                 int sendtag, int source,
                                                                 int recvtag, MPI_Comm comm,
                                                                 MPI_Status* status) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(buf, count, type);
   return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
 }
 
 __attribute__((visibility("default"))) int MPI_Bcast(void* buffer, int count, MPI_Datatype type,
                                                      int root, MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(buffer, count, type);
   return PMPI_Bcast(buffer, count, type, root, comm);
 }
@@ -414,7 +413,7 @@ __attribute__((visibility("default"))) int MPI_Bcast(void* buffer, int count, MP
 __attribute__((visibility("default"))) int MPI_Reduce(const void* sendbuf, void* recvbuf,
                                                       int count, MPI_Datatype type, MPI_Op op,
                                                       int root, MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   if (cairn::IsRoot(root, comm)) cairn::NoteReceive(recvbuf, count, type);
   return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 }
@@ -423,7 +422,7 @@ __attribute__((visibility("default"))) int MPI_Allgather(const void* sendbuf, in
                                                          MPI_Datatype sendtype, void* recvbuf,
                                                          int recvcount, MPI_Datatype recvtype,
                                                          MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
   return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -432,7 +431,7 @@ __attribute__((visibility("default"))) int MPI_Alltoall(const void* sendbuf, int
                                                         MPI_Datatype sendtype, void* recvbuf,
                                                         int recvcount, MPI_Datatype recvtype,
                                                         MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
   return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -441,7 +440,7 @@ __attribute__((visibility("default"))) int MPI_Gather(const void* sendbuf, int s
                                                       MPI_Datatype sendtype, void* recvbuf,
                                                       int recvcount, MPI_Datatype recvtype,
                                                       int root, MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   if (cairn::IsRoot(root, comm)) {
     cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
   }
@@ -452,7 +451,7 @@ __attribute__((visibility("default"))) int MPI_Scatter(const void* sendbuf, int 
                                                        MPI_Datatype sendtype, void* recvbuf,
                                                        int recvcount, MPI_Datatype recvtype,
                                                        int root, MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(recvbuf, recvcount, recvtype);
   return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -462,7 +461,7 @@ __attribute__((visibility("default"))) int MPI_Allgatherv(const void* sendbuf, i
                                                           const int recvcounts[],
                                                           const int displs[],
                                                           MPI_Datatype recvtype, MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteDisplacedReceive(recvbuf, recvcounts, displs, cairn::Peers(comm), recvtype);
   return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                          comm);
@@ -473,7 +472,7 @@ __attribute__((visibility("default"))) int MPI_Gatherv(const void* sendbuf, int 
                                                        const int recvcounts[], const int displs[],
                                                        MPI_Datatype recvtype, int root,
                                                        MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   if (cairn::IsRoot(root, comm)) {
     cairn::NoteDisplacedReceive(recvbuf, recvcounts, displs, cairn::Peers(comm), recvtype);
   }
@@ -487,7 +486,7 @@ __attribute__((visibility("default"))) int MPI_Scatterv(const void* sendbuf,
                                                         void* recvbuf, int recvcount,
                                                         MPI_Datatype recvtype, int root,
                                                         MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(recvbuf, recvcount, recvtype);
   return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                        comm);
@@ -500,7 +499,7 @@ __attribute__((visibility("default"))) int MPI_Alltoallv(const void* sendbuf,
                                                          const int recvcounts[],
                                                          const int rdispls[],
                                                          MPI_Datatype recvtype, MPI_Comm comm) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteDisplacedReceive(recvbuf, recvcounts, rdispls, cairn::Peers(comm), recvtype);
   return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                         recvtype, comm);
@@ -510,7 +509,7 @@ __attribute__((visibility("default"))) int MPI_Alltoallv(const void* sendbuf,
 __attribute__((visibility("default"))) int MPI_Iallreduce(const void* send, void* recv, int count,
                                                           MPI_Datatype type, MPI_Op op,
                                                           MPI_Comm comm, MPI_Request* request) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(recv, count, type);
   return PMPI_Iallreduce(send, recv, count, type, op, comm, request);
 }
@@ -518,7 +517,7 @@ __attribute__((visibility("default"))) int MPI_Iallreduce(const void* send, void
 __attribute__((visibility("default"))) int MPI_Ibcast(void* buffer, int count, MPI_Datatype type,
                                                       int root, MPI_Comm comm,
                                                       MPI_Request* request) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(buffer, count, type);
   return PMPI_Ibcast(buffer, count, type, root, comm, request);
 }
@@ -527,7 +526,7 @@ __attribute__((visibility("default"))) int MPI_Ireduce(const void* sendbuf, void
                                                        int count, MPI_Datatype type, MPI_Op op,
                                                        int root, MPI_Comm comm,
                                                        MPI_Request* request) {
-  InternalScope internal;
+  InsideCairnScope internal;
   if (cairn::IsRoot(root, comm)) cairn::NoteReceive(recvbuf, count, type);
   return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
 }
@@ -536,7 +535,7 @@ __attribute__((visibility("default"))) int MPI_Iallgather(const void* sendbuf, i
                                                           MPI_Datatype sendtype, void* recvbuf,
                                                           int recvcount, MPI_Datatype recvtype,
                                                           MPI_Comm comm, MPI_Request* request) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
   return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                          request);
@@ -546,7 +545,7 @@ __attribute__((visibility("default"))) int MPI_Ialltoall(const void* sendbuf, in
                                                          MPI_Datatype sendtype, void* recvbuf,
                                                          int recvcount, MPI_Datatype recvtype,
                                                          MPI_Comm comm, MPI_Request* request) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(recvbuf, static_cast<long long>(recvcount) * cairn::Peers(comm), recvtype);
   return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                         request);
@@ -556,7 +555,7 @@ __attribute__((visibility("default"))) int MPI_Get(void* origin, int origin_coun
                                                    MPI_Datatype origin_type, int target_rank,
                                                    MPI_Aint target_disp, int target_count,
                                                    MPI_Datatype target_type, MPI_Win win) {
-  InternalScope internal;
+  InsideCairnScope internal;
   cairn::NoteReceive(origin, origin_count, origin_type);
   return PMPI_Get(origin, origin_count, origin_type, target_rank, target_disp, target_count,
                   target_type, win);
@@ -565,7 +564,7 @@ __attribute__((visibility("default"))) int MPI_Get(void* origin, int origin_coun
 __attribute__((visibility("default"))) int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   int rc;
   {
-    InternalScope internal;
+    InsideCairnScope internal;
     rc = PMPI_Wait(request, status);
   }
   cairn::SafePointAfterWait("MPI_Wait");
@@ -576,7 +575,7 @@ __attribute__((visibility("default"))) int MPI_Waitall(int count, MPI_Request re
                                                        MPI_Status statuses[]) {
   int rc;
   {
-    InternalScope internal;
+    InsideCairnScope internal;
     rc = PMPI_Waitall(count, requests, statuses);
   }
   cairn::SafePointAfterWait("MPI_Waitall");
@@ -587,7 +586,7 @@ __attribute__((visibility("default"))) int MPI_Waitany(int count, MPI_Request re
                                                        int* index, MPI_Status* status) {
   int rc;
   {
-    InternalScope internal;
+    InsideCairnScope internal;
     rc = PMPI_Waitany(count, requests, index, status);
   }
   cairn::SafePointAfterWait("MPI_Waitany");
@@ -599,7 +598,7 @@ __attribute__((visibility("default"))) int MPI_Waitsome(int count, MPI_Request r
                                                         MPI_Status statuses[]) {
   int rc;
   {
-    InternalScope internal;
+    InsideCairnScope internal;
     rc = PMPI_Waitsome(count, requests, done, indices, statuses);
   }
   cairn::SafePointAfterWait("MPI_Waitsome");

@@ -22,8 +22,6 @@
 
 namespace cairn {
 
-thread_local bool t_internal __attribute__((tls_model("initial-exec"))) = false;
-
 namespace internal {
 constinit std::atomic<Arena*> g_active_arena{nullptr};
 constinit std::atomic<Arena*> g_reserved_arena{nullptr};
@@ -198,7 +196,7 @@ TransparentRuntime& TheRuntime() {
 }
 
 Status TransparentRuntime::Start(char** argv, char** envp) {
-  InternalScope internal;
+  InsideCairnScope internal;
   DefaultToIncrementalDedup();
   auto config = LoadConfig(nullptr, ProcessEnvLookup(), ProcessEnvNames(),
                            [](const std::string& path, uint64_t max_bytes) {
@@ -235,7 +233,7 @@ Status TransparentRuntime::Start(char** argv, char** envp) {
 
 Status TransparentRuntime::AfterMpiInit() {
   if (!started_) return Status::Ok();
-  InternalScope internal;
+  InsideCairnScope internal;
   int rc = cairn_init(MPI_COMM_WORLD, nullptr);
   if (rc != CAIRN_SUCCESS) return CairnError(rc, "cairn_init in MPI_Init");
   cairn_ready_ = true;
@@ -257,7 +255,7 @@ Status TransparentRuntime::AfterMpiInit() {
 
 Status TransparentRuntime::BeforeMpiFinalize() {
   if (!cairn_ready_) return Status::Ok();
-  InternalScope internal;
+  InsideCairnScope internal;
   WarnOfUnservedRequest();
   cairn_ready_ = false;
   int rc = cairn_finalize();
@@ -276,7 +274,7 @@ void TransparentRuntime::WarnOfUnservedRequest() const {
 
 Status TransparentRuntime::SafePoint(const char* where) {
   if (!cairn_ready_ || ActiveArena() == nullptr) return Status::Ok();
-  InternalScope internal;
+  InsideCairnScope internal;
   int requested = cairn_checkpoint_requested();
   if (requested < 0) return CairnError(requested, "safe point");
   if (requested == 0) return Status::Ok();

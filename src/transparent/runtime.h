@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "api/transparent_internal.h"
 #include "base/config.h"
 #include "base/mutex.h"
 #include "base/status.h"
@@ -61,7 +62,7 @@ class TransparentRuntime {
   // the tracker does not see it (RDMA into a registered buffer, a peer's
   // single-copy mapping): a receive buffer, noted when the receive is
   // posted. Its pages count as written in the next version. Bytes outside
-  // the heap are ignored. Any thread; REQUIRES: inside an InternalScope
+  // the heap are ignored. Any thread; REQUIRES: inside an InsideCairnScope
   // (it allocates).
   void NoteMpiWrite(const void* begin, size_t bytes);
 
@@ -141,23 +142,10 @@ inline Arena* ArenaOwning(const void* p) {
   return p != nullptr && arena != nullptr && arena->Owns(p) ? arena : nullptr;
 }
 
-// Whether this thread's allocations bypass the arena: inside Cairn and
-// inside the wrapped MPI calls (their buffers belong to this run's
-// libraries, not to the program), and in the threads those start.
-// initial-exec TLS: reading it must not allocate (malloc reads it).
-extern thread_local bool t_internal __attribute__((tls_model("initial-exec")));
-
-// Sets t_internal for a scope.
-class InternalScope {
- public:
-  InternalScope() : previous_(t_internal) { t_internal = true; }
-  ~InternalScope() { t_internal = previous_; }
-  InternalScope(const InternalScope&) = delete;
-  InternalScope& operator=(const InternalScope&) = delete;
-
- private:
-  bool previous_;
-};
+// A thread's allocations bypass the arena while it is inside Cairn
+// (cairn_internal_in_call): in libcairn's entry points, in the wrapped MPI
+// calls (their buffers belong to this run's libraries, not to the
+// program; InsideCairnScope), and for good in the threads either starts.
 
 }  // namespace cairn
 

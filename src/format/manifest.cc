@@ -86,7 +86,7 @@ Status DecodeEccProtected(ByteReader& r, uint32_t format, Manifest* m) {
   });
   if (format < 4) {
     // Written back as format 4, where a listed sidecar needs a time > 0.
-    if (listed && !(m->created > 0)) {
+    if (listed && m->created == 0) {  // created is finite and >= 0 by now
       return Error(Code::kCorrupt, "ECC sidecar without a creation time");
     }
     m->ecc_protected = listed ? m->created : 0;

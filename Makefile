@@ -25,13 +25,15 @@ test: build
 # (CI runs it). The bindings are left out (a Fortran or Python program is not
 # built with the sanitizer runtime, and gfortran does not free a main program's
 # allocatables at exit), and so is the install test, which links uninstrumented
-# programs against the instrumented library.
+# programs against the instrumented library, and so are the source checks
+# (label lint), which `make test` runs already. Only what these tests run is
+# built.
 test-sanitize: bootstrap
 	@cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCAIRN_SANITIZE=ON \
 	  -DCAIRN_BUILD_BENCH=OFF -DCAIRN_BUILD_EXAMPLES=OFF \
 	  -DCAIRN_BUILD_PYTHON=OFF -DCAIRN_BUILD_FORTRAN=OFF >/dev/null
-	@cmake --build build-sanitize -j $(JOBS)
-	@ctest --test-dir build-sanitize -L unit -LE install --output-on-failure -j $(JOBS)
+	@cmake --build build-sanitize -j $(JOBS) --target cairn_unit_programs
+	@ctest --test-dir build-sanitize -L unit -LE 'install|lint' --output-on-failure -j $(JOBS)
 
 # Every libFuzzer target, built with clang under ASan/UBSan in build-fuzz, for
 # FUZZ_SECONDS each over its corpus (docs/testing.md).

@@ -15,6 +15,12 @@ function(cairn_module name)
   set(CAIRN_MODULES ${CAIRN_MODULES} cairn_${name} CACHE INTERNAL "")
 endfunction()
 
+# cairn_unit_program(TARGET ...): programs that tests labelled `unit` run.
+# The target cairn_unit_programs builds only these (make test-sanitize).
+function(cairn_unit_program)
+  set_property(GLOBAL APPEND PROPERTY CAIRN_UNIT_PROGRAMS ${ARGN})
+endfunction()
+
 # cairn_unit_test(NAME SOURCES ... DEPS ...): one GoogleTest binary per module,
 # registered with CTest under the label `unit`.
 function(cairn_unit_test name)
@@ -26,4 +32,5 @@ function(cairn_unit_test name)
   target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 300)
+  cairn_unit_program(${name})
 endfunction()

@@ -15,12 +15,16 @@ each trial asserts:
   - when no node was lost, no restart resumed from a version older than the
     newest one acknowledged to the application before it.
 
-  kill_campaign.py --app BUILD/tests/kill_app --trials N [--seed S] [--keep]
+  kill_campaign.py --app BUILD/tests/kill_app --trials N [--seed S] [--jobs J] [--keep]
+
+--jobs trials run side by side (default 2): most of a trial's time is Open
+MPI starting and tearing down its jobs, which leaves the cores idle.
 
 Prints one line per trial, then "N passed, M failed"; exits 1 if any failed.
 A failure names the trial's seed: `--seed S --trials 1` repeats it.
 """
 import argparse
+import concurrent.futures
 import os
 import random
 import shutil
@@ -215,6 +219,7 @@ def main():
     p.add_argument("--app", required=True)
     p.add_argument("--trials", type=int, default=100)
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--jobs", type=int, default=2, help="trials run side by side")
     p.add_argument("--keep", action="store_true", help="keep the trial directories")
     args = p.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
@@ -225,21 +230,26 @@ def main():
     root = tempfile.mkdtemp(prefix="cairn-kill-")
     shm_root = tempfile.mkdtemp(prefix="cairn-kill-", dir="/dev/shm")
     passed = failed = 0
+
+    def trial(t):
+        trial_seed = seed + t
+        try:
+            outcome = run_trial(args.app, root, shm_root, trial_seed, reference)
+        except TrialFailed as e:
+            return False, (f"trial {t} seed {trial_seed}: FAILED: {e} "
+                           f"(repeat: --seed {trial_seed} --trials 1 --keep)")
+        if not args.keep:
+            shutil.rmtree(os.path.join(root, f"t{trial_seed}"), ignore_errors=True)
+            shutil.rmtree(os.path.join(shm_root, f"t{trial_seed}"), ignore_errors=True)
+        return True, f"trial {t} seed {trial_seed}: ok: {outcome}"
+
     try:
         reference = reference_digest(args.app, root, shm_root)
-        for t in range(args.trials):
-            trial_seed = seed + t
-            try:
-                outcome = run_trial(args.app, root, shm_root, trial_seed, reference)
-                passed += 1
-                print(f"trial {t} seed {trial_seed}: ok: {outcome}", flush=True)
-                if not args.keep:
-                    shutil.rmtree(os.path.join(root, f"t{trial_seed}"), ignore_errors=True)
-                    shutil.rmtree(os.path.join(shm_root, f"t{trial_seed}"), ignore_errors=True)
-            except TrialFailed as e:
-                failed += 1
-                print(f"trial {t} seed {trial_seed}: FAILED: {e} "
-                      f"(repeat: --seed {trial_seed} --trials 1 --keep)", flush=True)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for ok, line in pool.map(trial, range(args.trials)):
+                passed += ok
+                failed += not ok
+                print(line, flush=True)
     finally:
         if args.keep or failed:
             print(f"kill_campaign: trial directories kept in {root} and {shm_root}")

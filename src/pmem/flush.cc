@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "base/cpu_features.h"
+
 #if defined(__x86_64__)
 #include "pmem/x86_64/flush_x86.h"
 #endif
@@ -78,7 +80,7 @@ FlushOps Compose(FlushKind flush, CopyKind copy) {
 #endif
 
 FlushOps ChooseBest() {
-  const CpuFeatures& f = DetectedCpuFeatures();
+  const CpuFeatures& f = HostCpuFeatures();
   FlushKind flush = f.clwb         ? FlushKind::kClwb
                     : f.clflushopt ? FlushKind::kClflushopt
                                    : FlushKind::kClflush;
@@ -106,17 +108,8 @@ const char* CopyKindName(CopyKind kind) {
   return "?";
 }
 
-const CpuFeatures& DetectedCpuFeatures() {
-#if defined(__x86_64__)
-  static const CpuFeatures features = x86::DetectCpuFeatures();
-#else
-  static const CpuFeatures features;
-#endif
-  return features;
-}
-
 bool Supports(FlushKind kind) {
-  const CpuFeatures& f = DetectedCpuFeatures();
+  const CpuFeatures& f = HostCpuFeatures();
   switch (kind) {
     case FlushKind::kClflush: return true;  // baseline x86-64 (SSE2)
     case FlushKind::kClflushopt: return f.clflushopt;
@@ -126,7 +119,7 @@ bool Supports(FlushKind kind) {
 }
 
 bool Supports(CopyKind kind) {
-  const CpuFeatures& f = DetectedCpuFeatures();
+  const CpuFeatures& f = HostCpuFeatures();
   switch (kind) {
     case CopyKind::kSse2: return true;  // baseline x86-64
     case CopyKind::kAvx2: return f.avx2;

@@ -31,14 +31,7 @@ enum class CopyKind { kSse2, kAvx2, kAvx512 };
 const char* FlushKindName(FlushKind kind);  // "clflush", "clflushopt", "clwb"
 const char* CopyKindName(CopyKind kind);    // "sse2", "avx2", "avx512"
 
-// What this CPU offers (CPUID, and for AVX the OS's saved register state).
-struct CpuFeatures {
-  bool clflushopt = false;
-  bool clwb = false;
-  bool avx2 = false;
-  bool avx512f = false;
-};
-const CpuFeatures& DetectedCpuFeatures();
+// Whether this CPU runs the variant (base/cpu_features.h).
 bool Supports(FlushKind kind);
 bool Supports(CopyKind kind);
 

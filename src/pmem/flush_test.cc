@@ -7,6 +7,8 @@
 #include <set>
 #include <vector>
 
+#include "base/cpu_features.h"
+
 namespace cairn::pmem {
 namespace {
 
@@ -46,7 +48,7 @@ TEST(LinesOfTest, MatchesTheLinesEveryByteFallsIn) {
 
 TEST(FlushOpsTest, BestIsChosenFromCpuid) {
   const FlushOps& ops = Ops();
-  const CpuFeatures& f = DetectedCpuFeatures();
+  const CpuFeatures& f = HostCpuFeatures();
   EXPECT_EQ(ops.flush, f.clwb         ? FlushKind::kClwb
                        : f.clflushopt ? FlushKind::kClflushopt
                                       : FlushKind::kClflush);

@@ -22,23 +22,15 @@
 // from a zero state the crc32 instruction computes.
 #include "codec/x86_64/copy_crc32c_x86.h"
 
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstring>
 
+#include "base/cpu_features.h"
 #include "codec/crc32c.h"
 
 namespace cairn::x86 {
 namespace {
-
-// CPUID leaf 1, ECX; leaf 7 sub-leaf 0, EBX and ECX; XCR0.
-constexpr unsigned kEcxPclmul = 1u << 1;
-constexpr unsigned kEcxSse42 = 1u << 20;
-constexpr unsigned kEcxOsxsave = 1u << 27;
-constexpr unsigned kEbxAvx2 = 1u << 5;
-constexpr unsigned kEcxVpclmulqdq = 1u << 10;
-constexpr uint64_t kXcr0Avx = 0x6;  // SSE and AVX state
 
 constexpr size_t kLane = 16;
 constexpr size_t kLanes = 8;
@@ -203,23 +195,16 @@ uint32_t CopyWithCrc32cFolded(void* dst, const void* src, size_t n, uint32_t crc
   return ~CopySmall(d + folded, s + folded, n - folded, state);
 }
 
-__attribute__((target("xsave"))) uint64_t ReadXcr0() { return _xgetbv(0); }
-
 }  // namespace
 
 bool HasPclmulCrc() {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
-  return (ecx & kEcxPclmul) != 0 && (ecx & kEcxSse42) != 0;
+  const CpuFeatures& f = HostCpuFeatures();
+  return f.pclmulqdq && f.sse42;
 }
 
 bool HasVpclmulAvx2() {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!HasPclmulCrc() || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
-  // The 256-bit registers count only if the OS saves them across switches.
-  if ((ecx & kEcxOsxsave) == 0 || (ReadXcr0() & kXcr0Avx) != kXcr0Avx) return false;
-  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
-  return (ebx & kEbxAvx2) != 0 && (ecx & kEcxVpclmulqdq) != 0;
+  const CpuFeatures& f = HostCpuFeatures();
+  return HasPclmulCrc() && f.avx2 && f.vpclmulqdq;
 }
 
 uint32_t CopyWithCrc32cPclmul(void* dst, const void* src, size_t n, uint32_t crc,

@@ -1,37 +1,8 @@
 #include "pmem/x86_64/flush_x86.h"
 
-#include <cpuid.h>
 #include <immintrin.h>
 
 namespace cairn::pmem::x86 {
-namespace {
-// CPUID leaf 7, sub-leaf 0, EBX.
-constexpr unsigned kEbxAvx2 = 1u << 5;
-constexpr unsigned kEbxAvx512f = 1u << 16;
-constexpr unsigned kEbxClflushopt = 1u << 23;
-constexpr unsigned kEbxClwb = 1u << 24;
-// CPUID leaf 1, ECX: the OS saves extended state (XGETBV works).
-constexpr unsigned kEcxOsxsave = 1u << 27;
-// XCR0: SSE + AVX state (bits 1-2); opmask + ZMM state (bits 5-7).
-constexpr uint64_t kXcr0Avx = 0x6;
-constexpr uint64_t kXcr0Avx512 = 0xe6;
-
-__attribute__((target("xsave"))) uint64_t ReadXcr0() { return _xgetbv(0); }
-}  // namespace
-
-CpuFeatures DetectCpuFeatures() {
-  CpuFeatures f;
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return f;
-  const uint64_t xcr0 = (ecx & kEcxOsxsave) ? ReadXcr0() : 0;
-  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return f;
-  f.clflushopt = (ebx & kEbxClflushopt) != 0;
-  f.clwb = (ebx & kEbxClwb) != 0;
-  // A vector unit counts only if the OS saves its registers across switches.
-  f.avx2 = (ebx & kEbxAvx2) != 0 && (xcr0 & kXcr0Avx) == kXcr0Avx;
-  f.avx512f = (ebx & kEbxAvx512f) != 0 && (xcr0 & kXcr0Avx512) == kXcr0Avx512;
-  return f;
-}
 
 void FlushLinesClflush(uintptr_t first, size_t count) {
   for (size_t i = 0; i < count; ++i) _mm_clflush(reinterpret_cast<const void*>(first + i * kCacheLine));

@@ -1,7 +1,8 @@
 // The x86-64 flush and streaming-store kernels behind pmem/flush.h. Each is
 // compiled with a target attribute for the instructions it uses, so this
 // file builds for baseline x86-64 and a kernel runs only where
-// DetectCpuFeatures says the CPU has it (flush.cc dispatches).
+// HostCpuFeatures (base/cpu_features.h) says the CPU has it (flush.cc
+// dispatches).
 // Thread-safety: pure functions.
 #ifndef CAIRN_PMEM_X86_64_FLUSH_X86_H_
 #define CAIRN_PMEM_X86_64_FLUSH_X86_H_
@@ -12,8 +13,6 @@
 #include "pmem/flush.h"
 
 namespace cairn::pmem::x86 {
-
-CpuFeatures DetectCpuFeatures();
 
 // Flush `count` lines starting at the line-aligned address `first`.
 void FlushLinesClflush(uintptr_t first, size_t count);

@@ -91,6 +91,42 @@ TEST(FlusherTest, ANewerJobSupersedesAQueuedOneOfTheSameKey) {
   EXPECT_EQ(dropped, (std::vector<std::string>{"a1"}));
 }
 
+// A held job stays queued (so a newer one of its key still supersedes it)
+// until the hold is released, or until Wait or Shutdown asks for it.
+TEST(FlusherTest, HeldJobsStartOnlyWhenReleasedOrWaitedFor) {
+  auto started = StartFlusher();
+  Flusher& flusher = *started;
+  std::vector<std::string> ran, dropped;
+  auto job = [&ran](std::string name) {
+    return [&ran, name] {
+      ran.push_back(name);
+      return Status::Ok();
+    };
+  };
+  auto drop = [&dropped](std::string name) { return [&dropped, name] { dropped.push_back(name); }; };
+  flusher.HoldStarts();
+  flusher.HoldStarts();
+  flusher.AddSuperseding("a", job("a1"), drop("a1"));
+  flusher.AddSuperseding("a", job("a2"), drop("a2"));
+  EXPECT_EQ(dropped, (std::vector<std::string>{"a1"}));
+  EXPECT_EQ(flusher.pending(), 1u);
+  ASSERT_TRUE(flusher.Wait().ok());  // held, but asked for
+  EXPECT_EQ(ran, (std::vector<std::string>{"a2"}));
+
+  flusher.AddSuperseding("a", job("a3"), drop("a3"));
+  flusher.ReleaseStarts();  // one hold is left
+  flusher.AddSuperseding("a", job("a4"), drop("a4"));
+  EXPECT_EQ(dropped, (std::vector<std::string>{"a1", "a3"}));
+  flusher.ReleaseStarts();
+  ASSERT_TRUE(flusher.Wait().ok());
+  EXPECT_EQ(ran, (std::vector<std::string>{"a2", "a4"}));
+
+  flusher.HoldStarts();
+  flusher.Add(job("at shutdown"));
+  flusher.Shutdown();
+  EXPECT_EQ(ran, (std::vector<std::string>{"a2", "a4", "at shutdown"}));
+}
+
 // Jobs run on a thread the Env started, so an Env that cannot start one
 // makes Start fail instead of throwing.
 class NoThreadEnv final : public EnvWrapper {

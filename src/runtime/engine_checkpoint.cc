@@ -589,12 +589,13 @@ TierKind Engine::TierFor(Placement placement) const {
 }
 
 Status Engine::Wait() {
-  // The slot reservation is background work too: after a wait, the next
-  // checkpoint copies into faulted-in memory.
-  if (Tier* fast = FastLevelTier()) fast->WaitForSlots();
   // A drain that failed was reported as a warning: the version it carried
   // is committed on a faster tier. What the drains did is in last_wait().
   (void)flusher_->Wait();
+  // The slot reservation is background work too: after a wait, the next
+  // checkpoint copies into faulted-in memory. It goes second: the jobs
+  // above (an ECC encode writing its sidecar) take slots it then remakes.
+  if (Tier* fast = FastLevelTier()) fast->WaitForSlots();
   MutexLock lock(&mu_);
   last_wait_ = drains_;
   drains_ = DrainCounts{};

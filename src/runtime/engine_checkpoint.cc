@@ -594,7 +594,7 @@ Status Engine::Wait() {
   (void)flusher_->Wait();
   // The slot reservation is background work too: after a wait, the next
   // checkpoint copies into faulted-in memory. It goes second: the jobs
-  // above (an ECC encode writing its sidecar) take slots it then remakes.
+  // above can add to its work (an ECC encode takes a parked sidecar slot).
   if (Tier* fast = FastLevelTier()) fast->WaitForSlots();
   MutexLock lock(&mu_);
   last_wait_ = drains_;

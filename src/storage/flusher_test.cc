@@ -18,6 +18,18 @@ std::unique_ptr<Flusher> StartFlusher() {
   return std::move(flusher).value();
 }
 
+// A job that appends `name` to *ran, and a `dropped` that appends it to
+// *dropped.
+Flusher::Job Recording(std::vector<std::string>* ran, std::string name) {
+  return [ran, name] {
+    ran->push_back(name);
+    return Status::Ok();
+  };
+}
+Flusher::Dropped RecordingDrop(std::vector<std::string>* dropped, std::string name) {
+  return [dropped, name] { dropped->push_back(name); };
+}
+
 TEST(FlusherTest, RunsJobsInOrderAndWaits) {
   auto started = StartFlusher();
   Flusher& flusher = *started;
@@ -66,24 +78,17 @@ TEST(FlusherTest, ANewerJobSupersedesAQueuedOneOfTheSameKey) {
   Flusher& flusher = *started;
   std::promise<void> running, release;
   std::vector<std::string> ran, dropped;
-  auto job = [&ran](std::string name) {
-    return [&ran, name] {
-      ran.push_back(name);
-      return Status::Ok();
-    };
-  };
-  auto drop = [&dropped](std::string name) { return [&dropped, name] { dropped.push_back(name); }; };
   flusher.AddSuperseding("a", [&] {
     running.set_value();
     release.get_future().wait();
     ran.push_back("a0");
     return Status::Ok();
-  }, drop("a0"));
+  }, RecordingDrop(&dropped, "a0"));
   running.get_future().wait();  // a0 has started: nothing may supersede it
-  flusher.AddSuperseding("a", job("a1"), drop("a1"));
-  flusher.AddSuperseding("b", job("b1"), drop("b1"));
-  flusher.AddSuperseding("a", job("a2"), drop("a2"));
-  flusher.Add(job("plain"));
+  flusher.AddSuperseding("a", Recording(&ran, "a1"), RecordingDrop(&dropped, "a1"));
+  flusher.AddSuperseding("b", Recording(&ran, "b1"), RecordingDrop(&dropped, "b1"));
+  flusher.AddSuperseding("a", Recording(&ran, "a2"), RecordingDrop(&dropped, "a2"));
+  flusher.Add(Recording(&ran, "plain"));
   EXPECT_EQ(dropped, (std::vector<std::string>{"a1"}));  // before AddSuperseding returned
   release.set_value();
   ASSERT_TRUE(flusher.Wait().ok());
@@ -97,32 +102,25 @@ TEST(FlusherTest, HeldJobsStartOnlyWhenReleasedOrWaitedFor) {
   auto started = StartFlusher();
   Flusher& flusher = *started;
   std::vector<std::string> ran, dropped;
-  auto job = [&ran](std::string name) {
-    return [&ran, name] {
-      ran.push_back(name);
-      return Status::Ok();
-    };
-  };
-  auto drop = [&dropped](std::string name) { return [&dropped, name] { dropped.push_back(name); }; };
   flusher.HoldStarts();
   flusher.HoldStarts();
-  flusher.AddSuperseding("a", job("a1"), drop("a1"));
-  flusher.AddSuperseding("a", job("a2"), drop("a2"));
+  flusher.AddSuperseding("a", Recording(&ran, "a1"), RecordingDrop(&dropped, "a1"));
+  flusher.AddSuperseding("a", Recording(&ran, "a2"), RecordingDrop(&dropped, "a2"));
   EXPECT_EQ(dropped, (std::vector<std::string>{"a1"}));
   EXPECT_EQ(flusher.pending(), 1u);
   ASSERT_TRUE(flusher.Wait().ok());  // held, but asked for
   EXPECT_EQ(ran, (std::vector<std::string>{"a2"}));
 
-  flusher.AddSuperseding("a", job("a3"), drop("a3"));
+  flusher.AddSuperseding("a", Recording(&ran, "a3"), RecordingDrop(&dropped, "a3"));
   flusher.ReleaseStarts();  // one hold is left
-  flusher.AddSuperseding("a", job("a4"), drop("a4"));
+  flusher.AddSuperseding("a", Recording(&ran, "a4"), RecordingDrop(&dropped, "a4"));
   EXPECT_EQ(dropped, (std::vector<std::string>{"a1", "a3"}));
   flusher.ReleaseStarts();
   ASSERT_TRUE(flusher.Wait().ok());
   EXPECT_EQ(ran, (std::vector<std::string>{"a2", "a4"}));
 
   flusher.HoldStarts();
-  flusher.Add(job("at shutdown"));
+  flusher.Add(Recording(&ran, "at shutdown"));
   flusher.Shutdown();
   EXPECT_EQ(ran, (std::vector<std::string>{"a2", "a4", "at shutdown"}));
 }

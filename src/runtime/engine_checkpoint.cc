@@ -377,13 +377,6 @@ Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) 
     ChangedPagesByRegion& notes;
     ~ForgetNotes() { notes.clear(); }
   } forget_notes{changed_pages_};
-  // What this call queues for the background (ECC and redundancy encodes,
-  // drains) starts when it returns (Flusher::HoldStarts).
-  struct HoldBackground {
-    Flusher& flusher;
-    explicit HoldBackground(Flusher& f) : flusher(f) { flusher.HoldStarts(); }
-    ~HoldBackground() { flusher.ReleaseStarts(); }
-  } hold_background{*flusher_};
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
   double start = clock_->MonotonicSeconds();
   controller_->EnterCheckpoint();

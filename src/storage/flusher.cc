@@ -37,26 +37,10 @@ void Flusher::AddSuperseding(const std::string& key, Job job, Dropped dropped) {
 
 Status Flusher::Wait() {
   MutexLock lock(&mu_);
-  ++waiters_;
-  work_cv_.Signal();  // held jobs start now
   while (!jobs_.empty() || running_ != 0) idle_cv_.Wait();
-  --waiters_;
   Status s = first_error_;
   first_error_ = Status::Ok();
   return s;
-}
-
-void Flusher::HoldStarts() {
-  MutexLock lock(&mu_);
-  ++holds_;
-}
-
-void Flusher::ReleaseStarts() {
-  {
-    MutexLock lock(&mu_);
-    --holds_;
-  }
-  work_cv_.Signal();
 }
 
 size_t Flusher::pending() const {
@@ -79,7 +63,7 @@ void Flusher::Shutdown() {
 void Flusher::Run() {
   MutexLock lock(&mu_);
   for (;;) {
-    while (!stopping_ && (jobs_.empty() || (holds_ > 0 && waiters_ == 0))) work_cv_.Wait();
+    while (!stopping_ && jobs_.empty()) work_cv_.Wait();
     if (jobs_.empty()) return;  // stopping and drained
     Job job = std::move(jobs_.front().job);
     jobs_.pop_front();

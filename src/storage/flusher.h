@@ -42,15 +42,7 @@ class Flusher {
   // `dropped` runs, on the calling thread, before Add returns.
   void AddSuperseding(const std::string& key, Job job, Dropped dropped) EXCLUDES(mu_);
   // Blocks until every job added so far has run; the first error among them.
-  // Runs held jobs too (below).
   Status Wait() EXCLUDES(mu_);
-  // Between HoldStarts and as many ReleaseStarts, queued jobs do not start
-  // (a running one goes on), unless Wait or Shutdown asks for them. For the
-  // jobs a collective call queues: started before the call returns, one
-  // rank's job takes the core of a rank still in the call, and the call
-  // lasts as long as its slowest rank.
-  void HoldStarts() EXCLUDES(mu_);
-  void ReleaseStarts() EXCLUDES(mu_);
   // Jobs queued or running.
   size_t pending() const EXCLUDES(mu_);
   // Runs what is queued, then stops the thread. Idempotent. REQUIRES: not
@@ -71,8 +63,6 @@ class Flusher {
   };
   std::deque<Queued> jobs_ GUARDED_BY(mu_);
   size_t running_ GUARDED_BY(mu_) = 0;
-  int holds_ GUARDED_BY(mu_) = 0;    // HoldStarts not yet released
-  int waiters_ GUARDED_BY(mu_) = 0;  // threads in Wait
   bool stopping_ GUARDED_BY(mu_) = false;
   Status first_error_ GUARDED_BY(mu_);
   // Set once by Start, joined and reset by the first Shutdown, which only

@@ -96,35 +96,6 @@ TEST(FlusherTest, ANewerJobSupersedesAQueuedOneOfTheSameKey) {
   EXPECT_EQ(dropped, (std::vector<std::string>{"a1"}));
 }
 
-// A held job stays queued (so a newer one of its key still supersedes it)
-// until the hold is released, or until Wait or Shutdown asks for it.
-TEST(FlusherTest, HeldJobsStartOnlyWhenReleasedOrWaitedFor) {
-  auto started = StartFlusher();
-  Flusher& flusher = *started;
-  std::vector<std::string> ran, dropped;
-  flusher.HoldStarts();
-  flusher.HoldStarts();
-  flusher.AddSuperseding("a", Recording(&ran, "a1"), RecordingDrop(&dropped, "a1"));
-  flusher.AddSuperseding("a", Recording(&ran, "a2"), RecordingDrop(&dropped, "a2"));
-  EXPECT_EQ(dropped, (std::vector<std::string>{"a1"}));
-  EXPECT_EQ(flusher.pending(), 1u);
-  ASSERT_TRUE(flusher.Wait().ok());  // held, but asked for
-  EXPECT_EQ(ran, (std::vector<std::string>{"a2"}));
-
-  flusher.AddSuperseding("a", Recording(&ran, "a3"), RecordingDrop(&dropped, "a3"));
-  flusher.ReleaseStarts();  // one hold is left
-  flusher.AddSuperseding("a", Recording(&ran, "a4"), RecordingDrop(&dropped, "a4"));
-  EXPECT_EQ(dropped, (std::vector<std::string>{"a1", "a3"}));
-  flusher.ReleaseStarts();
-  ASSERT_TRUE(flusher.Wait().ok());
-  EXPECT_EQ(ran, (std::vector<std::string>{"a2", "a4"}));
-
-  flusher.HoldStarts();
-  flusher.Add(Recording(&ran, "at shutdown"));
-  flusher.Shutdown();
-  EXPECT_EQ(ran, (std::vector<std::string>{"a2", "a4", "at shutdown"}));
-}
-
 // Jobs run on a thread the Env started, so an Env that cannot start one
 // makes Start fail instead of throwing.
 class NoThreadEnv final : public EnvWrapper {

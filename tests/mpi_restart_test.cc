@@ -222,8 +222,8 @@ TEST_F(MpiRestartTest, NothingToRestartIsMinusOne) {
   EXPECT_EQ(cairn_finalize(), CAIRN_SUCCESS);
 }
 
-// Which versions reach the lower tiers depends on timing (a drain that has
-// not started when a newer version commits is superseded), but each tier
+// Which versions reach the lower tiers depends on timing (a queued drain is
+// superseded once `keep` newer ones are queued behind it), but each tier
 // ends with the newest version, at most `keep` versions, and only versions
 // that every rank of the node holds complete: none a restart could not use.
 TEST_F(MpiRestartTest, RetentionKeepsTwoVersionsPerTier) {

@@ -213,7 +213,7 @@ typedef struct cairn_wait_info {
   size_t size;             /* set by the caller: sizeof(cairn_wait_info) */
   int drains_done;         /* copies committed on a lower tier */
   int drains_failed;       /* copies that could not be made (each logged as a warning) */
-  int drains_superseded;   /* queued drains dropped, unstarted, for a newer version's */
+  int drains_superseded;   /* queued drains dropped, unstarted: the target keeps newer */
   char last_failure[512];  /* the last failed drain's message, naming the tier and
                               file; "" when none failed (truncated) */
 } cairn_wait_info;

@@ -72,7 +72,7 @@ struct RestartReport {
 struct DrainCounts {
   int done = 0;        // copies committed on a lower tier
   int failed = 0;      // copies that could not be made (warnings)
-  int superseded = 0;  // queued drains dropped for a newer version's
+  int superseded = 0;  // queued drains dropped: their target keeps newer ones
   std::string last_failure;  // the last failure's message ("" if none)
 };
 
@@ -251,7 +251,7 @@ class Engine {
   void ScheduleDrains(TierKind from, const std::string& name, int64_t version,
                       std::vector<Status>* sync_errors);
   // One drain, pinning the source and the target until it is done or
-  // superseded (Flusher::AddSuperseding).
+  // superseded by `keep` newer drains to the same tier (Flusher::AddSuperseding).
   void ScheduleDrain(TierKind from, TierKind to, const std::string& name, int64_t version,
                      std::vector<Status>* sync_errors);
   Status Drain(TierKind from, TierKind to, const std::string& name, int64_t version);

@@ -281,8 +281,12 @@ void Engine::ScheduleDrain(TierKind from, TierKind to, const std::string& name, 
     if (!s.ok()) sync_errors->push_back(s);
     return;
   }
-  // A drain of an older version of this name along the same path that has
-  // not started yet is superseded: the drain works on the newest version.
+  // Drains of this name along the same path that have not started are
+  // superseded beyond the target's `keep` newest: retention there would
+  // delete an older one on arrival. Any fewer, and a version that tier
+  // should keep would be left only on the faster tier, whose retention
+  // deletes it (an SCR restart that skips failed or dropped datasets
+  // needs the older ones).
   std::string key = fmt::format("{}/{}/{}", name, static_cast<int>(from), static_cast<int>(to));
   flusher_->AddSuperseding(
       key, [this, from, to, name, version] { return Drain(from, to, name, version); },
@@ -291,7 +295,8 @@ void Engine::ScheduleDrain(TierKind from, TierKind to, const std::string& name, 
         pinned_.erase(pinned_.find(source));
         pinned_.erase(pinned_.find(target));
         ++drains_.superseded;
-      });
+      },
+      static_cast<size_t>(config_.KeepFor(to)));
 }
 
 void Engine::ResumeAbandonedDrains() {

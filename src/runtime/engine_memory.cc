@@ -96,8 +96,9 @@ Engine::MemoryRelease Engine::ReleaseMemoryTier() {
   for (const auto& name : *names) {
     auto versions = memory->Versions(name);
     if (!versions.ok()) continue;
-    // Older versions count as safe too: a drain superseded by a newer
-    // version's never ran, and a restart takes the newest recoverable one.
+    // Older versions count as safe too: a restart takes the newest
+    // recoverable one, and a drain superseded by newer versions' never ran
+    // because the lower tier would not have kept it.
     const int64_t safe_up_to = keep_all ? kNone : NewestSafeBelowMemory(name);
     for (int64_t v : *versions) {
       if (!HasManifest(*memory, name, v, comm_->rank())) continue;

@@ -1,6 +1,9 @@
 #include "runtime/engine.h"
 
+#include <atomic>
 #include <cstring>
+#include <future>
+#include <map>
 #include <numeric>
 
 #include <gtest/gtest.h>
@@ -406,6 +409,66 @@ TEST_F(EngineTest, BadArgumentsAreRejected) {
   EXPECT_EQ(e->RouteFile("a/b").status().code(), Code::kInvalidArgument);
   EXPECT_EQ(*e->RestartTest("never-written", -1), -1);
   EXPECT_EQ(e->Restart("never-written", 3).status().code(), Code::kNotFound);
+}
+
+// Holds the first drain into the ssd tier at its version directory until
+// released, so that the checkpoints after it queue their drains behind it.
+class HeldDrainEnv final : public EnvWrapper {
+ public:
+  explicit HeldDrainEnv(Env* target) : EnvWrapper(target) {}
+  Status CreateDirs(const std::string& path) override {
+    if (path.rfind("/data/ssd/", 0) == 0 && path.find("/heat/v") != std::string::npos &&
+        !held_once_.exchange(true)) {
+      held.set_value();
+      released_.wait();
+    }
+    return EnvWrapper::CreateDirs(path);
+  }
+  void Release() { release_.set_value(); }
+  std::promise<void> held;
+
+ private:
+  std::atomic<bool> held_once_{false};
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
+};
+
+// Versions 20, 30 and 40 commit while the drain of 10 is held: the ssd
+// tier keeps 2, so 30 and 40 reach it and only 20 is superseded, although
+// the memory tier (keep 1) holds none of them but 40 by the end.
+TEST_F(EngineTest, QueuedDrainsAreSupersededOnlyBeyondTheTargetsKeep) {
+  config_.placement.policy = PlacementPolicy::kMemory;
+  config_.tier(TierKind::kMemory).keep = 1;
+  config_.tier(TierKind::kSsd).keep = 2;
+  config_.tier(TierKind::kPfs).enabled = false;
+  HeldDrainEnv held_env(env_.get());
+  auto created = Engine::Create(NewSingleComm(), config_, &held_env, &clock_);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Engine& e = **created;
+  ProtectState(e);
+  std::map<int64_t, std::vector<double>> saved;
+  for (step_ = 1; step_ <= 4; ++step_) {
+    grid_[5] = static_cast<double>(step_);
+    ASSERT_TRUE(e.Checkpoint("heat", step_ * 10).ok());
+    saved[step_ * 10] = grid_;
+    if (step_ == 1) held_env.held.get_future().wait();
+  }
+  held_env.Release();
+  ASSERT_TRUE(e.Wait().ok());
+  EXPECT_EQ(e.last_wait().superseded, 1);
+  ASSERT_TRUE(e.Finalize().ok());
+  EXPECT_EQ(*TierOf(TierKind::kSsd).Versions("heat"), (std::vector<int64_t>{30, 40}));
+  EXPECT_EQ(*TierOf(TierKind::kMemory).Versions("heat"), std::vector<int64_t>{40});
+
+  // A restart that must not take 40 finds 30, not 10.
+  auto reopened = Open();
+  ProtectState(*reopened);
+  EXPECT_EQ(*reopened->RestartTest("heat", 39), 30);
+  std::fill(grid_.begin(), grid_.end(), 0.0);
+  auto report = reopened->Restart("heat", 30);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->tier, "ssd");
+  EXPECT_EQ(grid_, saved[30]);
 }
 
 // ---- the memory tier's lifecycle (engine_memory.cc)

@@ -1,5 +1,6 @@
 #include "storage/flusher.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace cairn {
@@ -15,21 +16,26 @@ Flusher::~Flusher() { Shutdown(); }
 
 void Flusher::Add(Job job) { AddSuperseding("", std::move(job), nullptr); }
 
-void Flusher::AddSuperseding(const std::string& key, Job job, Dropped dropped) {
+void Flusher::AddSuperseding(const std::string& key, Job job, Dropped dropped,
+                             size_t queued_limit) {
   std::vector<Dropped> superseded;
   {
     MutexLock lock(&mu_);
+    jobs_.push_back({key, std::move(job), std::move(dropped)});
     if (!key.empty()) {
-      for (auto it = jobs_.begin(); it != jobs_.end();) {
+      size_t same_key = 0;
+      for (const Queued& q : jobs_) same_key += q.key == key;
+      // The queue is in submission order: the oldest of the key go first.
+      for (auto it = jobs_.begin(); same_key > std::max<size_t>(queued_limit, 1);) {
         if (it->key != key) {
           ++it;
           continue;
         }
         if (it->dropped) superseded.push_back(std::move(it->dropped));
         it = jobs_.erase(it);
+        --same_key;
       }
     }
-    jobs_.push_back({key, std::move(job), std::move(dropped)});
   }
   work_cv_.Signal();
   for (Dropped& d : superseded) d();  // unlocked: it may take the caller's locks

@@ -2,10 +2,10 @@
 // tiers) on one thread of its own, in submission order, with the lifecycle of
 // LLNL/AXL: Add, Wait, and an orderly Shutdown. A job that fails does not
 // stop later ones; Wait reports the first failure since the previous Wait.
-// A job added with a key supersedes a queued job of the same key that has
-// not started: when checkpoints come faster than they drain, the flusher
-// always works on the newest version instead of falling behind without
-// bound.
+// A job added with a key supersedes the queued jobs of the same key that
+// have not started beyond the newest `queued_limit`: when checkpoints come
+// faster than they drain, the flusher works on the newest versions (as many
+// as the target tier keeps) instead of falling behind without bound.
 // Thread-safety: all methods are thread-safe; jobs run on the flusher thread.
 #ifndef CAIRN_STORAGE_FLUSHER_H_
 #define CAIRN_STORAGE_FLUSHER_H_
@@ -38,9 +38,11 @@ class Flusher {
   using Dropped = std::function<void()>;
 
   void Add(Job job) EXCLUDES(mu_);
-  // As Add; a queued job of the same key (not yet started) is dropped: its
-  // `dropped` runs, on the calling thread, before Add returns.
-  void AddSuperseding(const std::string& key, Job job, Dropped dropped) EXCLUDES(mu_);
+  // As Add; of the queued jobs of the same key (not yet started, this one
+  // included), the oldest beyond the newest `queued_limit` (at least 1) are
+  // dropped: their `dropped` runs, on the calling thread, before Add returns.
+  void AddSuperseding(const std::string& key, Job job, Dropped dropped,
+                      size_t queued_limit = 1) EXCLUDES(mu_);
   // Blocks until every job added so far has run; the first error among them.
   Status Wait() EXCLUDES(mu_);
   // Jobs queued or running.

@@ -96,6 +96,29 @@ TEST(FlusherTest, ANewerJobSupersedesAQueuedOneOfTheSameKey) {
   EXPECT_EQ(dropped, (std::vector<std::string>{"a1"}));
 }
 
+// With a limit of 2, a key keeps its two newest queued jobs: the target
+// tier keeps two versions, so an older one would be deleted on arrival.
+TEST(FlusherTest, AKeyKeepsAsManyQueuedJobsAsItsLimit) {
+  auto started = StartFlusher();
+  Flusher& flusher = *started;
+  std::promise<void> running, release;
+  std::vector<std::string> ran, dropped;
+  flusher.AddSuperseding("a", [&] {
+    running.set_value();
+    release.get_future().wait();
+    ran.push_back("a0");
+    return Status::Ok();
+  }, RecordingDrop(&dropped, "a0"), 2);
+  running.get_future().wait();
+  for (const char* name : {"a1", "a2", "a3", "a4"}) {
+    flusher.AddSuperseding("a", Recording(&ran, name), RecordingDrop(&dropped, name), 2);
+  }
+  EXPECT_EQ(dropped, (std::vector<std::string>{"a1", "a2"}));
+  release.set_value();
+  ASSERT_TRUE(flusher.Wait().ok());
+  EXPECT_EQ(ran, (std::vector<std::string>{"a0", "a3", "a4"}));
+}
+
 // Jobs run on a thread the Env started, so an Env that cannot start one
 // makes Start fail instead of throwing.
 class NoThreadEnv final : public EnvWrapper {

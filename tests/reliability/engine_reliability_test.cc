@@ -183,10 +183,10 @@ TEST_F(ReliabilityTest, AFullMemoryTierSendsTheVersionStraightToTheSsd) {
   });
 }
 
-// Item 7: an SSD that takes far longer than the checkpoint interval. Drains
-// that have not started when a newer version commits are superseded, so the
-// memory tier never holds more than keep + the version being drained, and
-// the lower tiers end with the newest version.
+// Item 7: an SSD that takes far longer than the checkpoint interval. Queued
+// drains beyond the target's `keep` newest are superseded, so the memory
+// tier never holds more than keep + the version being drained, and the
+// lower tiers end with the newest version.
 class SlowSsdEnv final : public EnvWrapper {
  public:
   SlowSsdEnv(Env* base, std::string ssd) : EnvWrapper(base), ssd_(std::move(ssd)) {}

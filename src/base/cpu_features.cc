@@ -15,6 +15,7 @@ namespace {
 constexpr unsigned kEcxPclmul = 1u << 1;
 constexpr unsigned kEcxSse42 = 1u << 20;
 constexpr unsigned kEcxOsxsave = 1u << 27;  // XGETBV works
+constexpr unsigned kEcxAvx = 1u << 28;
 // CPUID leaf 7, sub-leaf 0, EBX and ECX.
 constexpr unsigned kEbxAvx2 = 1u << 5;
 constexpr unsigned kEbxAvx512f = 1u << 16;
@@ -35,6 +36,7 @@ CpuFeatures Detect() {
   f.pclmulqdq = (ecx & kEcxPclmul) != 0;
   const uint64_t xcr0 = (ecx & kEcxOsxsave) ? ReadXcr0() : 0;
   const bool avx_state = (xcr0 & kXcr0Avx) == kXcr0Avx;
+  f.avx = (ecx & kEcxAvx) != 0 && avx_state;
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return f;
   f.avx2 = (ebx & kEbxAvx2) != 0 && avx_state;
   f.vpclmulqdq = (ecx & kEcxVpclmulqdq) != 0 && avx_state;

@@ -12,6 +12,7 @@ namespace cairn {
 struct CpuFeatures {
   bool sse42 = false;       // the crc32 instruction
   bool pclmulqdq = false;   // carry-less multiply of 128-bit registers
+  bool avx = false;         // 256-bit registers (vzeroupper)
   bool avx2 = false;
   bool vpclmulqdq = false;  // carry-less multiply of 256-bit registers (with AVX)
   bool avx512f = false;

@@ -34,6 +34,7 @@ TEST(CpuFeaturesTest, AgreesWithTheKernel) {
   const CpuFeatures& f = HostCpuFeatures();
   EXPECT_EQ(f.sse42, flags.count("sse4_2") == 1);
   EXPECT_EQ(f.pclmulqdq, flags.count("pclmulqdq") == 1);
+  EXPECT_EQ(f.avx, flags.count("avx") == 1);
   EXPECT_EQ(f.avx2, flags.count("avx2") == 1);
   EXPECT_EQ(f.vpclmulqdq, flags.count("vpclmulqdq") == 1);
   EXPECT_EQ(f.avx512f, flags.count("avx512f") == 1);

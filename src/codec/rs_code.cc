@@ -9,6 +9,7 @@
 #include <isa-l/erasure_code.h>
 
 #include "base/mutex.h"
+#include "base/vector_state.h"
 #include "codec/gf256.h"
 
 namespace cairn {
@@ -213,6 +214,7 @@ Status RsCode::Encode(std::span<uint8_t* const> shards, size_t len) const {
     for (int r = 0; r < m_; ++r) parity[r] = shards[k_ + r] + off;
     ec_encode_data(static_cast<int>(piece), k_, m_,
                    const_cast<uint8_t*>(encode_tables_.data()), data.data(), parity.data());
+    ClearUpperVectorHalves();
   }
   return Status::Ok();
 }
@@ -370,6 +372,7 @@ Result<DecodeReport> RsCode::Decode(uint8_t* const* shards, size_t len,
     for (int j = 0; j < k_; ++j) src[j] = shards[j] + off;
     ec_encode_data(static_cast<int>(block), k_, m_,
                    const_cast<uint8_t*>(encode_tables_.data()), src.data(), dst.data());
+    ClearUpperVectorHalves();
     // Skip clean stripes eight at a time; decode only the others.
     size_t t = 0;
     while (t < block) {
@@ -556,6 +559,7 @@ Status RsCode::Rebuild(std::span<uint8_t* const> shards, size_t len,
     // ISA-L reads the tables, never writes them.
     ec_encode_data(static_cast<int>(piece), k_, d->rows, const_cast<uint8_t*>(d->tables.data()),
                    src.data(), dst.data());
+    ClearUpperVectorHalves();
   }
   return Status::Ok();
 }

@@ -3,6 +3,8 @@
 #include <openssl/sha.h>
 #include <xxh_x86dispatch.h>
 
+#include "base/vector_state.h"
+
 namespace cairn {
 
 PageDigest PageHasher::Hash(const void* data, size_t n) const {
@@ -10,6 +12,7 @@ PageDigest PageHasher::Hash(const void* data, size_t n) const {
   switch (kind_) {
     case PageHashKind::kXxh3_128: {
       XXH128_hash_t h = XXH3_128bits_dispatch(data, n);
+      ClearUpperVectorHalves();
       XXH128_canonical_t c;
       XXH128_canonicalFromHash(&c, h);
       std::memcpy(d.bytes.data(), c.digest, sizeof c.digest);
@@ -24,6 +27,7 @@ PageDigest PageHasher::Hash(const void* data, size_t n) const {
     case PageHashKind::kTestCollide:
       // Eight bits: pages collide after a handful, on purpose.
       d.bytes[0] = static_cast<uint8_t>(XXH3_64bits_dispatch(data, n));
+      ClearUpperVectorHalves();
       break;
   }
   return d;

@@ -7,6 +7,7 @@
 #include <isa-l/erasure_code.h>
 #include <isa-l/raid.h>
 
+#include "base/vector_state.h"
 #include "codec/gf256.h"
 
 namespace cairn {
@@ -63,6 +64,7 @@ void Combiner::Add(int source, const uint8_t* data, uint8_t* const* rows, size_t
       // the destination there, so the destination may be the first source.
       void* vectors[3] = {rows[0] + off, const_cast<uint8_t*>(data) + off, rows[0] + off};
       xor_gen(3, n, vectors);
+      ClearUpperVectorHalves();
     }
     return;
   }
@@ -75,6 +77,7 @@ void Combiner::Add(int source, const uint8_t* data, uint8_t* const* rows, size_t
     for (int i = 0; i < rows_; ++i) at[static_cast<size_t>(i)] = rows[i] + off;
     ec_encode_data_update(n, sources_, rows_, source, const_cast<uint8_t*>(tables_.data()),
                           const_cast<uint8_t*>(data) + off, at.data());
+    ClearUpperVectorHalves();
   }
 }
 

@@ -9,10 +9,17 @@
 #ifndef CAIRN_BASE_VECTOR_STATE_H_
 #define CAIRN_BASE_VECTOR_STATE_H_
 
+#include <optional>
+
 namespace cairn {
 
 // vzeroupper on CPUs with AVX; nothing elsewhere.
 void ClearUpperVectorHalves();
+
+// Whether the calling thread's upper halves are in use (XGETBV with ECX=1,
+// the XINUSE bit of the AVX state), or nullopt where the CPU cannot say:
+// how tests check that a kernel's caller cleared them.
+std::optional<bool> UpperVectorHalvesInUse();
 
 }  // namespace cairn
 

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include "base/vector_state.h"
+
 namespace cairn {
 namespace {
 
@@ -30,6 +32,17 @@ TEST(PageHashTest, DispatchedXxh3MatchesThePortableOne) {
   PageDigest d = PageHasher(PageHashKind::kXxh3_128).Hash(page.data(), page.size());
   EXPECT_EQ(0, std::memcmp(d.bytes.data(), c.digest, 16));
   for (size_t i = 16; i < kMaxDigestBytes; ++i) EXPECT_EQ(d.bytes[i], 0) << "padding byte " << i;
+}
+
+// libxxhash's AVX2 kernel returns with the vector registers in use; the
+// hasher clears them, or the SSE code after every page pays (vector_state.h).
+TEST(PageHashTest, HashingLeavesNoVectorStateInUse) {
+  if (!UpperVectorHalvesInUse().has_value()) GTEST_SKIP() << "the CPU cannot report XINUSE";
+  std::vector<uint8_t> page(4096, 0x5a);
+  for (PageHashKind kind : {PageHashKind::kXxh3_128, PageHashKind::kTestCollide}) {
+    (void)PageHasher(kind).Hash(page.data(), page.size());
+    EXPECT_EQ(UpperVectorHalvesInUse(), false) << PageHashKindName(kind);
+  }
 }
 
 TEST(PageHashTest, TheTestHashCollidesOnPurpose) {

@@ -95,6 +95,29 @@ def test_info_dataclasses_describe_the_last_calls(comm: MPI.Comm, config: str) -
         assert back.tier in ("memory", "ssd", "pfs") and back.bytes > 0
 
 
+@pytest.mark.parametrize("ecc_sync", [False, True])
+def test_ecc_protection_time_is_reported(comm: MPI.Comm, config: str, ecc_sync: bool) -> None:
+    """ecc_protected_after: -1 for an unprotected copy; once the sidecar is
+    encoded, the seconds after the commit (0 when encoded inside the call)."""
+    with open(config, "a", encoding="utf-8") as f:
+        f.write(f'ecc = "normal"\necc_sync = {"true" if ecc_sync else "false"}\n'
+                '[placement]\npolicy = "memory"\n')
+    state = np.arange(1 << 16, dtype=np.float64)
+    with cairn.session(comm, config) as c:
+        c.protect(0, state)
+        c.checkpoint("ecc", 1)
+        if ecc_sync:
+            assert c.last_checkpoint().ecc_protected_after == 0.0
+        c.checkpoint_wait()
+        done = c.last_checkpoint()
+        assert done.tier == "memory"
+        assert done.ecc_protected_after >= 0.0
+        assert (done.ecc_protected_after == 0.0) == ecc_sync
+        state[:] = 0
+        c.restart("ecc", 1)
+    assert np.array_equal(state, np.arange(1 << 16, dtype=np.float64))
+
+
 def test_routed_files_come_back(comm: MPI.Comm, config: str) -> None:
     content = f"rank {comm.Get_rank()} state\n".encode() * 100
     with cairn.session(comm, config) as c:

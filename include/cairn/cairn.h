@@ -202,20 +202,26 @@ CAIRN_EXPORT int cairn_should_checkpoint(void);
  * tier, or stays committed without that protection. */
 CAIRN_EXPORT int cairn_checkpoint_wait(void);
 
-/* What the background drains did up to the last wait for them: between the
+/* What the background work did up to the last wait for it: between the
  * previous wait and the last one (cairn_checkpoint_wait, or the wait inside
- * cairn_delete), every drain that ended. A failed drain leaves its version
- * committed on a faster tier; it is counted and described here, so that a
- * caller can tell that the version has no copy on a lower tier (a full or
- * unwritable ssd or pfs tier) without the wait failing. Initialize with
- * CAIRN_WAIT_INFO_INIT (ABI rule, top of this file). */
+ * cairn_delete), every drain and background ECC encode that ended. A failed
+ * drain leaves its version committed on a faster tier, and a failed or skipped
+ * encode leaves its memory copy committed without ECC; each is counted (and
+ * a failure described) here, so that a caller can tell that a version has
+ * no copy on a lower tier (a full or unwritable ssd or pfs tier), or no
+ * sidecar, without the wait failing. Initialize with CAIRN_WAIT_INFO_INIT
+ * (ABI rule, top of this file). */
 typedef struct cairn_wait_info {
   size_t size;             /* set by the caller: sizeof(cairn_wait_info) */
   int drains_done;         /* copies committed on a lower tier */
   int drains_failed;       /* copies that could not be made (each logged as a warning) */
   int drains_superseded;   /* queued drains dropped, unstarted: the target keeps newer */
-  char last_failure[512];  /* the last failed drain's message, naming the tier and
-                              file; "" when none failed (truncated) */
+  char last_failure[512];  /* the last failure's message (a drain's, naming the tier
+                              and file, or an encode's); "" when none failed (truncated) */
+  /* tiers.memory.ecc (docs/ecc.md), this rank's memory copies: */
+  int ecc_encoded;         /* sidecars committed: the copy is ECC-protected */
+  int ecc_failed;          /* encodes that failed (each logged as a warning) */
+  int ecc_skipped;         /* queued encodes dropped, unstarted, for a newer version's */
 } cairn_wait_info;
 
 #define CAIRN_WAIT_INFO_INIT CAIRN_SIZED_INIT_(cairn_wait_info)

@@ -174,12 +174,15 @@ void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_inf
   w.SetText(&Info::redundancy, r.redundancy);
 }
 
-void FillWaitInfo(const DrainCounts& d, SizedStructWriter<cairn_wait_info>& w) {
+void FillWaitInfo(const WaitCounts& d, SizedStructWriter<cairn_wait_info>& w) {
   using Info = cairn_wait_info;
   w.Set(&Info::drains_done, d.done);
   w.Set(&Info::drains_failed, d.failed);
   w.Set(&Info::drains_superseded, d.superseded);
   w.SetText(&Info::last_failure, d.last_failure);
+  w.Set(&Info::ecc_encoded, d.ecc_encoded);
+  w.Set(&Info::ecc_failed, d.ecc_failed);
+  w.Set(&Info::ecc_skipped, d.ecc_skipped);
 }
 
 Result<Config> LoadProcessConfig(const char* config_path) {

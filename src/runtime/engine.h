@@ -68,12 +68,16 @@ struct RestartReport {
   std::string redundancy;
 };
 
-// What the background drains did between two waits (cairn_checkpoint_wait).
-struct DrainCounts {
+// What the background work (drains, ECC encodes) did between two waits
+// (cairn_checkpoint_wait).
+struct WaitCounts {
   int done = 0;        // copies committed on a lower tier
   int failed = 0;      // copies that could not be made (warnings)
   int superseded = 0;  // queued drains dropped: their target keeps newer ones
-  std::string last_failure;  // the last failure's message ("" if none)
+  int ecc_encoded = 0;  // memory copies whose ECC sidecar was committed
+  int ecc_failed = 0;   // encodes that failed: the copy stays, without ECC
+  int ecc_skipped = 0;  // queued encodes dropped for a newer version's
+  std::string last_failure;  // the last failure's message, a drain's or an encode's ("" if none)
 };
 
 // What a checkpoint call did.
@@ -128,7 +132,7 @@ class Engine {
   // logged as a warning and counted in last_wait().
   Status Wait();
   // What the drains did between the two last calls of Wait.
-  const DrainCounts& last_wait() const { return last_wait_; }
+  const WaitCounts& last_wait() const { return last_wait_; }
   // Collective: whether a checkpoint is due by [placement] interval (the
   // same answer on every rank: due as soon as one rank finds it due).
   Result<bool> ShouldCheckpoint();
@@ -442,8 +446,8 @@ class Engine {
   // (tier, version) a drain will read or is reading; a multiset because
   // one source feeds drains to several tiers.
   std::multiset<std::pair<int, int64_t>> pinned_ GUARDED_BY(mu_);
-  DrainCounts drains_ GUARDED_BY(mu_);  // since the last Wait
-  DrainCounts last_wait_;  // what the last Wait saw
+  WaitCounts drains_ GUARDED_BY(mu_);  // since the last Wait
+  WaitCounts last_wait_;  // what the last Wait saw
   std::unique_ptr<Flusher> flusher_;
 };
 

@@ -596,7 +596,7 @@ Status Engine::Wait() {
   if (Tier* fast = FastLevelTier()) fast->WaitForSlots();
   MutexLock lock(&mu_);
   last_wait_ = drains_;
-  drains_ = DrainCounts{};
+  drains_ = WaitCounts{};
   return Status::Ok();
 }
 

@@ -262,6 +262,7 @@ TEST_F(EngineTest, EccSidecarIsEncodedAfterTheCommitAndListedWithItsTime) {
       }
       ASSERT_TRUE(e->Wait().ok());
       EXPECT_GE(e->last_checkpoint().ecc_protected_after, 0.0);
+      EXPECT_EQ(e->last_wait().ecc_encoded, sync ? 0 : 1);  // background encodes only
       ASSERT_TRUE(e->Finalize().ok());
     }
     auto mem = CheckCopy(TierOf(TierKind::kMemory), name, 3, 0, 1);
@@ -469,6 +470,79 @@ TEST_F(EngineTest, QueuedDrainsAreSupersededOnlyBeyondTheTargetsKeep) {
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->tier, "ssd");
   EXPECT_EQ(grid_, saved[30]);
+}
+
+// Refuses every write of rank 0's ECC sidecar, as a full /dev/shm would.
+class NoSidecarEnv final : public EnvWrapper {
+ public:
+  explicit NoSidecarEnv(Env* target) : EnvWrapper(target) {}
+  Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path,
+                                                        const WriteOptions& options) override {
+    if (IsSidecar(path)) return Refused(path);
+    return EnvWrapper::NewWritableFile(path, options);
+  }
+  Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path, uint64_t size,
+                                              bool writable) override {
+    if (writable && IsSidecar(path)) return Refused(path);
+    return EnvWrapper::MapFile(path, size, writable);
+  }
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    if (IsSidecar(to)) return Refused(to);
+    return EnvWrapper::RenameFile(from, to);
+  }
+
+ private:
+  static bool IsSidecar(const std::string& path) {
+    return path.find(EccSidecarName(0)) != std::string::npos;
+  }
+  static Status Refused(const std::string& path) {
+    return Error(Code::kNoSpace, "no room for '{}' (refused by the test)", path);
+  }
+};
+
+TEST_F(EngineTest, WaitCountsTheEncodesThatFailedOrWereSkipped) {
+  config_.placement.policy = PlacementPolicy::kMemory;
+  config_.tier(TierKind::kMemory).ecc = EccMode::kNormal;
+  config_.tier(TierKind::kPfs).enabled = false;
+  {
+    // Failed: the copy stays committed and restorable, without ECC.
+    NoSidecarEnv no_sidecar(env_.get());
+    auto created = Engine::Create(NewSingleComm(), config_, &no_sidecar, &clock_);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    Engine& e = **created;
+    ProtectState(e);
+    const std::vector<double> saved = grid_;
+    ASSERT_TRUE(e.Checkpoint("failed", 1).ok());
+    ASSERT_TRUE(e.Wait().ok());
+    EXPECT_EQ(e.last_wait().ecc_failed, 1);
+    EXPECT_EQ(e.last_wait().ecc_encoded, 0);
+    EXPECT_NE(e.last_wait().last_failure.find("ECC sidecar"), std::string::npos)
+        << e.last_wait().last_failure;
+    EXPECT_EQ(e.last_checkpoint().ecc_protected_after, -1.0);
+    std::fill(grid_.begin(), grid_.end(), 0.0);
+    auto report = e.Restart("failed", 1);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->tier, "memory");
+    EXPECT_EQ(grid_, saved);
+    ASSERT_TRUE(e.Finalize().ok());
+  }
+  // Skipped: versions 20 and 30 commit while the drain of 10 holds the
+  // background thread (after 10's encode), so 30's encode supersedes 20's.
+  HeldDrainEnv held_env(env_.get());
+  auto created = Engine::Create(NewSingleComm(), config_, &held_env, &clock_);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Engine& e = **created;
+  ProtectState(e);
+  ASSERT_TRUE(e.Checkpoint("heat", 10).ok());
+  held_env.held.get_future().wait();
+  ASSERT_TRUE(e.Checkpoint("heat", 20).ok());
+  ASSERT_TRUE(e.Checkpoint("heat", 30).ok());
+  held_env.Release();
+  ASSERT_TRUE(e.Wait().ok());
+  EXPECT_EQ(e.last_wait().ecc_encoded, 2);
+  EXPECT_EQ(e.last_wait().ecc_skipped, 1);
+  EXPECT_EQ(e.last_wait().ecc_failed, 0);
+  ASSERT_TRUE(e.Finalize().ok());
 }
 
 // ---- the memory tier's lifecycle (engine_memory.cc)

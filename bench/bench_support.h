@@ -4,18 +4,29 @@
 #ifndef CAIRN_BENCH_BENCH_SUPPORT_H_
 #define CAIRN_BENCH_BENCH_SUPPORT_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
 namespace cairn_bench {
+
+// The median of samples (the mean of the middle two for an even count; 0
+// for none): what the benchmarks report of repeated timings.
+inline double Median(std::vector<double> samples) {
+  if (samples.empty()) return 0.0;
+  std::sort(samples.begin(), samples.end());
+  const size_t n = samples.size();
+  return n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
 
 // A JSON object whose members print in the order they were set.
 using Json = nlohmann::ordered_json;

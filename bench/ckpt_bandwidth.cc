@@ -538,13 +538,6 @@ bool AllTrue(const World& w, bool cond) {
   return out == 1;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  if (n == 0) return 0.0;
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // ---------------------------------------------------------------- results --
 
 // One baseline column of a case.
@@ -575,8 +568,8 @@ void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_
                bool samples, int busy) {
   double total = static_cast<double>(ranks) * static_cast<double>(bytes);
   auto gbps = [&](double s) { return s > 0 ? total / s / 1e9 : 0.0; };
-  const double cairn = Median(c.cairn);
-  const double raw = Median(c.baselines[0].samples);
+  const double cairn = cairn_bench::Median(c.cairn);
+  const double raw = cairn_bench::Median(c.baselines[0].samples);
   cairn_bench::Json j;
   j["bench"] = "ckpt_bandwidth";
   j["tier"] = c.tier;
@@ -592,7 +585,7 @@ void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_
   j["raw_gbps"] = gbps(raw);
   for (size_t i = 1; i < c.baselines.size(); ++i) {
     const Baseline& b = c.baselines[i];
-    const double s = Median(b.samples);
+    const double s = cairn_bench::Median(b.samples);
     j[b.key + "_seconds"] = s;
     j[b.key + "_gbps"] = gbps(s);
     j["ratio_" + b.key] = s > 0 ? cairn / s : 0.0;
@@ -607,7 +600,7 @@ void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_
   // Best case against best case: less sensitive to bursts of load from
   // other processes than the ratio of medians, which stays the headline.
   j["ratio_min"] = *rmin > 0 ? *cmin / *rmin : 0.0;
-  if (!c.cairn_extra_key.empty()) j[c.cairn_extra_key] = Median(c.cairn_extra);
+  if (!c.cairn_extra_key.empty()) j[c.cairn_extra_key] = cairn_bench::Median(c.cairn_extra);
   if (!c.cache.empty()) {
     j["cache"] = c.cache;
     j["resident_fraction"] = c.resident_fraction;
@@ -618,7 +611,7 @@ void PrintJson(const CaseResult& c, int ranks, uint64_t bytes, int reps, uint64_
     j["ratio_to_none"] = c.ratio_to_none;
   }
   if (!c.ecc_window.empty()) {
-    j["ecc_window_seconds"] = Median(c.ecc_window);
+    j["ecc_window_seconds"] = cairn_bench::Median(c.ecc_window);
     j["ecc_window_seconds_max"] = *std::max_element(c.ecc_window.begin(), c.ecc_window.end());
   }
   for (const Baseline& b : c.baselines) j[b.key + "_method"] = b.method;
@@ -641,24 +634,24 @@ void PrintTable(const std::vector<CaseResult>& cases, int ranks, uint64_t bytes,
   std::printf("%-7s %-16s %10s %7s %10s %7s %6s   %s\n", "tier", "op", "cairn s", "GB/s",
               "raw s", "GB/s", "ratio", "other baselines (s, GB/s, cairn/baseline)");
   for (const CaseResult& c : cases) {
-    double cairn = Median(c.cairn);
-    double raw = Median(c.baselines[0].samples);
+    double cairn = cairn_bench::Median(c.cairn);
+    double raw = cairn_bench::Median(c.baselines[0].samples);
     std::printf("%-7s %-16s %10.4f %7.2f %10.4f %7.2f %6.3f  ", c.tier.c_str(), c.op.c_str(),
                 cairn, gbps(cairn), raw, gbps(raw), raw > 0 ? cairn / raw : 0.0);
     for (size_t i = 1; i < c.baselines.size(); ++i) {
-      double s = Median(c.baselines[i].samples);
+      double s = cairn_bench::Median(c.baselines[i].samples);
       std::printf(" %s %.4f %.2f %.3f;", c.baselines[i].key.c_str(), s, gbps(s),
                   s > 0 ? cairn / s : 0.0);
     }
     if (!c.cairn_extra_key.empty()) {
-      std::printf(" %s %.4f;", c.cairn_extra_key.c_str(), Median(c.cairn_extra));
+      std::printf(" %s %.4f;", c.cairn_extra_key.c_str(), cairn_bench::Median(c.cairn_extra));
     }
     if (!c.cache.empty()) std::printf(" cache %s", c.cache.c_str());
     if (!c.ecc.empty()) {
       std::printf(" ecc %s%s ratio_to_none %.3f", c.ecc.c_str(), c.ecc_sync ? " (sync)" : "",
                   c.ratio_to_none);
     }
-    if (!c.ecc_window.empty()) std::printf(" ecc_window %.4f", Median(c.ecc_window));
+    if (!c.ecc_window.empty()) std::printf(" ecc_window %.4f", cairn_bench::Median(c.ecc_window));
     std::printf("\n");
   }
   std::printf("\nbaselines:\n");
@@ -1216,8 +1209,8 @@ bool BenchEcc(Run& r, std::vector<CaseResult>* results) {
     if (ck.ecc != "none") ck.ecc_window = SlowestRank(r.w, windows);
     MPI_Barrier(r.w.comm);
     if (r.w.node_rank == 0) RemoveTree(r.shm_dir + "/cairn-ecc-" + label);
-    if (ck.ecc == "none") none_seconds = Median(ck.cairn);
-    ck.ratio_to_none = none_seconds > 0 ? Median(ck.cairn) / none_seconds : 0.0;
+    if (ck.ecc == "none") none_seconds = cairn_bench::Median(ck.cairn);
+    ck.ratio_to_none = none_seconds > 0 ? cairn_bench::Median(ck.cairn) / none_seconds : 0.0;
     results->push_back(ck);
   }
   return true;

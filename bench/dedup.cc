@@ -150,15 +150,23 @@ cairn::Status RunOnce(const Options& o, Pattern pattern, DedupMode mode, int64_t
   return engine->Finalize();
 }
 
-// The best of o.reps repetitions (least checkpoint time; its own figures).
+// The best of o.reps repetitions (least checkpoint time; its own figures),
+// but the hashing seconds, Cairn's and the raw loop's, are each the median
+// over the repetitions: one pair of 5 ms loops on shared cores varies by
+// more than the 10 % the target allows.
 cairn::Status RunCase(const Options& o, Pattern pattern, DedupMode mode, int64_t threshold,
                       std::vector<uint8_t>& buf, Figures* best) {
   static int run = 0;
+  std::vector<double> hash, raw_hash;
   for (int rep = 0; rep < o.reps; ++rep) {
     Figures f;
     CAIRN_RETURN_IF_ERROR(RunOnce(o, pattern, mode, threshold, buf, run++, &f));
     if (rep == 0 || f.checkpoint < best->checkpoint) *best = f;
+    hash.push_back(f.hash);
+    raw_hash.push_back(f.raw_hash);
   }
+  best->hash = cairn_bench::Median(hash);
+  best->raw_hash = cairn_bench::Median(raw_hash);
   return cairn::Status::Ok();
 }
 
@@ -193,7 +201,7 @@ int Main(int argc, char** argv) {
   CLI::App app("Collective inline deduplication: bytes written and time per mode (docs/dedup.md)");
   app.add_option("--mib", o.mib, "MiB of protected memory per rank")
       ->check(cairn_bench::FiniteRange(0.01, 1 << 16));
-  app.add_option("--reps", o.reps, "repetitions; the fastest is reported")->check(CLI::Range(1, 1000));
+  app.add_option("--reps", o.reps, "repetitions; the fastest is reported (hashing: the medians)")->check(CLI::Range(1, 1000));
   app.add_option("--ranks-per-node", o.ranks_per_node, "ranks per virtual node (0: real nodes)")
       ->check(CLI::Range(0, 1 << 20));
   app.add_option("--dir", o.dir, "directory of the memory tier and its data");

@@ -68,11 +68,6 @@ double Now() {
       .count();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Median seconds of reps runs of f after one warm-up; `before` runs untimed
 // before each.
 double Time(int reps, const std::function<void()>& f,
@@ -85,7 +80,7 @@ double Time(int reps, const std::function<void()>& f,
     double s = Now() - start;
     if (r > 0) t.push_back(s);
   }
-  return Median(t);
+  return cairn_bench::Median(t);
 }
 
 void Fill(std::vector<uint8_t>& v, uint64_t seed) {
@@ -413,10 +408,10 @@ void BenchCheckpoint(const Options& o) {
     }
   }
   std::filesystem::remove_all(root);
-  double none = Median(times[0]);
+  double none = cairn_bench::Median(times[0]);
   double bytes = static_cast<double>(buffer.size());
   for (int mode = 0; mode < 3; ++mode) {
-    double t = Median(times[mode]);
+    double t = cairn_bench::Median(times[mode]);
     if (o.json) {
       cairn_bench::PrintJsonLine({{"bench", "ecc"},
                                   {"op", "memory_checkpoint"},

@@ -390,11 +390,6 @@ std::unique_ptr<Persistence> Make(const std::string& method, const Kernel& k, co
   return std::make_unique<InPlaceVersioning>(std::move(arrays));
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 double ThreadCpuSeconds() {
   timespec t{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -427,7 +422,7 @@ bool RunOnce(const Kernel& k, const Grid& g, const Setup& setup, int iterations,
 }
 
 Json Report(const Kernel& k, const Grid& g, int iterations, const Runs& r, const Runs& native) {
-  const double median = Median(r.seconds), native_median = Median(native.seconds);
+  const double median = cairn_bench::Median(r.seconds), native_median = cairn_bench::Median(native.seconds);
   const double best = *std::min_element(r.seconds.begin(), r.seconds.end());
   const double native_best = *std::min_element(native.seconds.begin(), native.seconds.end());
   Json line;
@@ -438,11 +433,11 @@ Json Report(const Kernel& k, const Grid& g, int iterations, const Runs& r, const
   line["seconds"] = median;
   line["native_seconds"] = native_median;
   line["ratio"] = median / native_median;
-  line["paired_ratio"] = Median(r.ratios);
+  line["paired_ratio"] = cairn_bench::Median(r.ratios);
   line["best_seconds"] = best;
   line["best_ratio"] = best / native_best;
-  line["cpu_seconds"] = Median(r.cpu_seconds);
-  line["cpu_ratio"] = Median(r.cpu_seconds) / Median(native.cpu_seconds);
+  line["cpu_seconds"] = cairn_bench::Median(r.cpu_seconds);
+  line["cpu_ratio"] = cairn_bench::Median(r.cpu_seconds) / cairn_bench::Median(native.cpu_seconds);
   line["reps"] = static_cast<int>(r.seconds.size());
   if (!r.mode.empty()) line["mode"] = r.mode;
   return line;

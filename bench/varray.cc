@@ -101,10 +101,6 @@ uint64_t SumOverRanks(uint64_t bytes) {
   MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   return bytes;
 }
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Row {
   std::string name, impl;
@@ -285,7 +281,7 @@ void Inc(const Options& opt) {
   }
   const cairn::VarrayStats stats = log->stats();
   const uint64_t versions = static_cast<uint64_t>(stats.version - stats.oldest_in_memory + 1);
-  Row row{"version_inc", "log-rma", per_rank * 8, Median(log_seconds), Median(flat_seconds),
+  Row row{"version_inc", "log-rma", per_rank * 8, cairn_bench::Median(log_seconds), cairn_bench::Median(flat_seconds),
           SumOverRanks(stats.memory_bytes), SumOverRanks(versions * per_rank * 8)};
   row.extra["best_seconds"] = *std::min_element(log_seconds.begin(), log_seconds.end());
   row.extra["flat_best_seconds"] = *std::min_element(flat_seconds.begin(), flat_seconds.end());

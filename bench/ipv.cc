@@ -30,6 +30,7 @@
 
 #include "bench_support.h"
 #include "env/pmem_map.h"
+#include "env/process_info.h"
 #include "pmem/async_flusher.h"
 #include "pmem/flush.h"
 #include "pmem/flush_pool.h"
@@ -486,7 +487,7 @@ bool MeasureKernel(const Kernel& k, const Grid& g, const Setup& setup, int itera
 int main(int argc, char** argv) {
   CLI::App app{"ipv: persisting every iteration (in-place versioning vs checkpoint copies)"};
   double mib = 64;
-  int iterations = 20, reps = 3, threads = 2;
+  int iterations = 20, reps = 3, threads = 0;
   bool json = false;
   std::string dir = "/dev/shm/cairn-ipv-bench";
   std::vector<std::string> kernels{"stencil", "cg", "mg"};
@@ -494,14 +495,17 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", iterations, "iterations per run")->check(CLI::Range(1, 100000));
   app.add_option("--reps", reps, "rounds (each runs every method once; medians reported)")
       ->check(CLI::Range(1, 100));
-  app.add_option("--threads", threads, "threads of copy-parflush and of large async flushes")
-      ->check(CLI::Range(1, 64));
+  app.add_option("--threads", threads,
+                 "threads of copy-parflush and of large async flushes (0: the library's default, "
+                 "this process's CPUs less one)")
+      ->check(CLI::Range(0, 64));
   app.add_option("--dir", dir, "directory standing in for persistent memory");
   app.add_option("--kernels", kernels, "stencil, cg, mg")->delimiter(',');
   app.add_flag("--json", json, "one JSON object per case on stdout");
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv)) return *exit;
 
   std::filesystem::create_directories(dir);
+  if (threads == 0) threads = std::max(1, cairn::UsableCpus() - 1);
   auto pool = cairn::pmem::FlushPool::Start(cairn::PosixEnv(), threads);
   cairn::pmem::AsyncFlushOptions flush_options;
   flush_options.large_threads = threads;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "env/process_info.h"
 #include "env/sysfs.h"
 
 namespace cairn::pmem {
@@ -49,7 +50,9 @@ Result<std::unique_ptr<AsyncFlusher>> AsyncFlusher::Start(Env* env,
   uint64_t above = options.parallel_above > 0 ? options.parallel_above : LastLevelCacheBytes(env);
   const FlushOps& ops = options.ops != nullptr ? *options.ops : Ops();
   std::unique_ptr<AsyncFlusher> flusher(new AsyncFlusher(above, ops));
-  CAIRN_ASSIGN_OR_RETURN(flusher->pool_, FlushPool::Start(env, options.large_threads, ops));
+  const int threads =
+      options.large_threads != 0 ? options.large_threads : std::max(1, UsableCpus() - 1);
+  CAIRN_ASSIGN_OR_RETURN(flusher->pool_, FlushPool::Start(env, threads, ops));
   CAIRN_ASSIGN_OR_RETURN(flusher->helper_, env->StartThread([f = flusher.get()] {
     f->HelperLoop();
   }));

@@ -37,7 +37,10 @@ struct AsyncFlushOptions {
   // Ranges above this many bytes are flushed by large_threads threads;
   // 0: the last-level cache's size (LastLevelCacheBytes).
   uint64_t parallel_above = 0;
-  int large_threads = 2;  // >= 1; the helper thread counts as one
+  // >= 1, the helper thread counted; 0: the CPUs this process may use
+  // less one for the application's thread (UsableCpus), at least 1. More
+  // threads than that take cores from the computation the flush overlaps.
+  int large_threads = 0;
   const FlushOps* ops = nullptr;  // the primitives; null: Ops()
 };
 
@@ -54,7 +57,7 @@ struct AsyncFlushStats {
 class AsyncFlusher {
  public:
   // Starts the helper thread (and the pool for large ranges) through env.
-  // kInvalidArgument for large_threads < 1; kInternal if a thread cannot
+  // kInvalidArgument for large_threads < 0; kInternal if a thread cannot
   // be started.
   static Result<std::unique_ptr<AsyncFlusher>> Start(Env* env, const AsyncFlushOptions& options);
   // Finishes what is queued, then stops and joins the helper.
@@ -79,6 +82,8 @@ class AsyncFlusher {
   // for the ranges the helper is working on.
   void Barrier() EXCLUDES(mu_);
   AsyncFlushStats stats() const EXCLUDES(mu_);
+  // Threads that flush a range above parallel_above, the helper counted.
+  int large_threads() const { return pool_->threads(); }
   uint64_t parallel_above() const { return parallel_above_; }
 
  private:

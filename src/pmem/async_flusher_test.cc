@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "env/process_info.h"
+
 namespace cairn::pmem {
 namespace {
 
@@ -120,6 +122,22 @@ TEST(AsyncFlusherTest, SubmitCopyCopiesBeforeTheBarrierReturns) {
   EXPECT_EQ(stats.copies, 2u);
   EXPECT_EQ(stats.ranges, 3u);
   EXPECT_EQ(stats.parallel_ranges, 0u);  // the 1 MiB flush is not above the threshold
+}
+
+// By default the large ranges go to the CPUs the computation leaves: one
+// thread fewer than this process may use, at least the helper.
+TEST(AsyncFlusherTest, LargeRangeThreadsFollowTheProcesssCpus) {
+  auto by_default = AsyncFlusher::Start(PosixEnv(), {});
+  ASSERT_TRUE(by_default.ok());
+  EXPECT_EQ((*by_default)->large_threads(), std::max(1, UsableCpus() - 1));
+  AsyncFlushOptions three;
+  three.large_threads = 3;
+  auto explicit_three = AsyncFlusher::Start(PosixEnv(), three);
+  ASSERT_TRUE(explicit_three.ok());
+  EXPECT_EQ((*explicit_three)->large_threads(), 3);
+  AsyncFlushOptions negative;
+  negative.large_threads = -1;
+  EXPECT_EQ(AsyncFlusher::Start(PosixEnv(), negative).status().code(), Code::kInvalidArgument);
 }
 
 TEST(AsyncFlusherTest, LastLevelCacheIsKnown) {

@@ -1,12 +1,14 @@
 // Corruption campaign: versions 1 and 2 are stored on all three tiers, then
 // a random selection of copies is damaged — bits flipped, pages zeroed,
-// files truncated, deleted or replaced by garbage, manifests included — and
+// files truncated, deleted, replaced by garbage or grown past any size a
+// reader accepts (sparse, so nothing is allocated), manifests included — and
 // a fresh engine restarts. Damage must always be detected and never reach
 // application memory: the newest version with an intact copy is restored,
 // bit for bit, from the fastest tier that holds one, and the rollback from
 // version 2 is reported.
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <map>
 #include <random>
@@ -14,6 +16,7 @@
 
 #include "comm/comm.h"
 #include "format/layout.h"
+#include "format/manifest.h"
 #include "runtime/catalog.h"
 #include "runtime/engine.h"
 #include "runtime/part_io.h"
@@ -27,7 +30,8 @@ using cairn::TierKind;
 constexpr size_t kWords = 40000;  // 320 KB
 // The tiers the campaign configures, fastest first (the pmem tier stays off).
 constexpr TierKind kCampaignTiers[3] = {TierKind::kMemory, TierKind::kSsd, TierKind::kPfs};
-const char* kDamage[] = {"flip-bit", "zero-page", "truncate", "delete", "garbage", "flip-header"};
+const char* kDamage[] = {"flip-bit", "zero-page", "truncate", "delete",
+                         "garbage",  "flip-header", "inflate"};
 
 // Damages the file; returns false if the damage fell only on alignment
 // padding of a part file (bytes that carry no data), which leaves the copy
@@ -39,6 +43,8 @@ bool Damage(const std::string& path, const std::string& kind, std::mt19937& rng,
     fs::remove(path);
   } else if (kind == "truncate") {
     fs::resize_file(path, rng() % size);
+  } else if (kind == "inflate") {
+    fs::resize_file(path, size + cairn::kMaxManifestBytes);
   } else if (kind == "garbage") {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     for (uint64_t i = 0; i < size; ++i) out.put(static_cast<char>(rng()));
@@ -114,7 +120,7 @@ int main(int argc, char** argv) {
         if (hit) {
           std::string file = rng() % 3 == 0 ? cairn::ManifestFileName(0) : cairn::PartFileName(0);
           manifest_hit = file == cairn::ManifestFileName(0);
-          std::string kind = kDamage[rng() % 6];
+          std::string kind = kDamage[rng() % std::size(kDamage)];
           bool is_part = file == cairn::PartFileName(0);
           uint64_t header = layout.HeaderBytes();
           hit = Damage(tier->FilePath("c", v, file), kind, rng, is_part ? header : 0,

@@ -22,6 +22,10 @@ inline constexpr char kManifestMagic[8] = {'C', 'A', 'I', 'R', 'N', 'M', 'A', 'N
 // version 4 the time the copy became ECC-protected; older manifests are
 // still read (run_id 0, no redundancy, ecc_protected as DecodeManifest says).
 inline constexpr uint32_t kManifestFormatVersion = 4;
+// The longest manifest a reader accepts. A manifest holds 4 bytes of CRC
+// per 64 KiB block of its files, so this covers 4 TiB per rank; a longer
+// file is damage (or planted) and is refused before it is read into memory.
+inline constexpr uint64_t kMaxManifestBytes = uint64_t{256} << 20;
 
 // A byte range of a file and the CRC32C of each kBlockSize block in it.
 struct Extent {

@@ -47,8 +47,13 @@ Result<std::vector<NodeTier>> OpenAllNodeTiers(Env* env, const Config& config, T
 Result<Manifest> ReadManifest(const Tier& tier, const std::string& name, int64_t version,
                               int rank) {
   std::string mpath = tier.FilePath(name, version, ManifestFileName(rank));
-  CAIRN_ASSIGN_OR_RETURN(std::string bytes, tier.GetFile(name, version, ManifestFileName(rank)));
-  CAIRN_ASSIGN_OR_RETURN(Manifest m, DecodeManifest(bytes, mpath));
+  Result<std::string> bytes = tier.GetFile(name, version, ManifestFileName(rank), kMaxManifestBytes);
+  if (bytes.status().code() == Code::kInvalidArgument) {
+    return Error(Code::kCorrupt, "{} (a manifest is at most {} bytes)", bytes.status().message(),
+                 kMaxManifestBytes);
+  }
+  CAIRN_RETURN_IF_ERROR(bytes.status());
+  CAIRN_ASSIGN_OR_RETURN(Manifest m, DecodeManifest(*bytes, mpath));
   if (m.name != name || m.version != version || m.rank != rank) {
     return Error(Code::kCorrupt, "manifest '{}' describes '{}' version {} rank {}", mpath, m.name,
                  m.version, m.rank);

@@ -7,6 +7,7 @@
 
 #include "codec/crc32c.h"
 #include "format/layout.h"
+#include "runtime/catalog.h"
 
 namespace cairn {
 namespace {
@@ -144,11 +145,10 @@ Result<FileEntry> WriteEccSidecar(Tier& tier, const PartHeader& header,
 Result<Manifest> CheckCopyForRepair(const Tier& tier, const std::string& name, int64_t version,
                                     int rank, int nranks) {
   std::string mpath = tier.FilePath(name, version, ManifestFileName(rank));
-  CAIRN_ASSIGN_OR_RETURN(std::string bytes, tier.GetFile(name, version, ManifestFileName(rank)));
-  CAIRN_ASSIGN_OR_RETURN(Manifest m, DecodeManifest(bytes, mpath));
-  if (m.name != name || m.version != version || m.rank != rank ||
-      (nranks >= 0 && m.nranks != nranks)) {
-    return Error(Code::kCorrupt, "manifest '{}' describes another copy", mpath);
+  CAIRN_ASSIGN_OR_RETURN(Manifest m, ReadManifest(tier, name, version, rank));
+  if (nranks >= 0 && m.nranks != nranks) {
+    return Error(Code::kCorrupt, "manifest '{}' describes a copy of a job of {} ranks", mpath,
+                 m.nranks);
   }
   if (m.files.empty() || m.files.front().kind != FileKind::kPart || !FindParityEntry(m)) {
     return Error(Code::kCorrupt, "manifest '{}' lists no part file with an ECC sidecar", mpath);

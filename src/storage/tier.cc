@@ -127,8 +127,8 @@ Result<std::unique_ptr<ReadableFile>> Tier::Open(const std::string& name, int64_
 }
 
 Result<std::string> Tier::GetFile(const std::string& name, int64_t version,
-                                  const std::string& file) const {
-  return env_->ReadFileToString(FilePath(name, version, file));
+                                  const std::string& file, uint64_t max_bytes) const {
+  return env_->ReadFileUpTo(FilePath(name, version, file), max_bytes);
 }
 
 Status Tier::Remove(const std::string& name, int64_t version, const std::string& file) {

@@ -83,8 +83,10 @@ class Tier {
                  const std::string& bytes);
   Result<std::unique_ptr<ReadableFile>> Open(const std::string& name, int64_t version,
                                              const std::string& file) const;
-  Result<std::string> GetFile(const std::string& name, int64_t version,
-                              const std::string& file) const;
+  // The whole file; kInvalidArgument naming it when it is longer than
+  // max_bytes (a file read from storage is never trusted to be small).
+  Result<std::string> GetFile(const std::string& name, int64_t version, const std::string& file,
+                              uint64_t max_bytes = std::numeric_limits<uint64_t>::max()) const;
   Status Remove(const std::string& name, int64_t version, const std::string& file);
   // Removes a file that is no longer needed; with slots enabled, a large
   // file of the slot owner is parked for reuse instead of deleted.

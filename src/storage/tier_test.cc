@@ -36,6 +36,17 @@ TEST_F(TierTest, CommittedFilesAreListed) {
   EXPECT_EQ(*tier_->UsedBytes(), 6u);
 }
 
+// A file read from storage is never trusted to be small (manifests are read
+// with format/manifest.h's kMaxManifestBytes).
+TEST_F(TierTest, GetFileRefusesAFileLongerThanItsLimit) {
+  ASSERT_TRUE(tier_->PutFile("heat", 3, "a", "hello").ok());
+  EXPECT_EQ(*tier_->GetFile("heat", 3, "a", 5), "hello");
+  auto longer = tier_->GetFile("heat", 3, "a", 4);
+  EXPECT_EQ(longer.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(longer.status().message().find("/ssd/0/heat/v0000000003/a"), std::string::npos)
+      << longer.status().ToString();
+}
+
 TEST_F(TierTest, UncommittedFileLeavesNothing) {
   {
     auto pending = tier_->Create("heat", 1, "a", 3);

@@ -34,8 +34,9 @@ class EngineTest : public ::testing::Test {
     std::iota(grid_.begin(), grid_.end(), 0.5);
   }
 
-  std::unique_ptr<Engine> Open() {
-    auto engine = Engine::Create(NewSingleComm(), config_, env_.get(), &clock_);
+  // Through `env` when given (it must outlive the engine), else env_.
+  std::unique_ptr<Engine> Open(Env* env = nullptr) {
+    auto engine = Engine::Create(NewSingleComm(), config_, env ? env : env_.get(), &clock_);
     EXPECT_TRUE(engine.ok()) << engine.status().ToString();
     return std::move(engine).value();
   }
@@ -443,9 +444,9 @@ TEST_F(EngineTest, QueuedDrainsAreSupersededOnlyBeyondTheTargetsKeep) {
   config_.tier(TierKind::kSsd).keep = 2;
   config_.tier(TierKind::kPfs).enabled = false;
   HeldDrainEnv held_env(env_.get());
-  auto created = Engine::Create(NewSingleComm(), config_, &held_env, &clock_);
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  Engine& e = **created;
+  auto opened = Open(&held_env);
+  ASSERT_NE(opened, nullptr);
+  Engine& e = *opened;
   ProtectState(e);
   std::map<int64_t, std::vector<double>> saved;
   for (step_ = 1; step_ <= 4; ++step_) {
@@ -507,9 +508,9 @@ TEST_F(EngineTest, WaitCountsTheEncodesThatFailedOrWereSkipped) {
   {
     // Failed: the copy stays committed and restorable, without ECC.
     NoSidecarEnv no_sidecar(env_.get());
-    auto created = Engine::Create(NewSingleComm(), config_, &no_sidecar, &clock_);
-    ASSERT_TRUE(created.ok()) << created.status().ToString();
-    Engine& e = **created;
+    auto opened = Open(&no_sidecar);
+    ASSERT_NE(opened, nullptr);
+    Engine& e = *opened;
     ProtectState(e);
     const std::vector<double> saved = grid_;
     ASSERT_TRUE(e.Checkpoint("failed", 1).ok());
@@ -529,9 +530,9 @@ TEST_F(EngineTest, WaitCountsTheEncodesThatFailedOrWereSkipped) {
   // Skipped: versions 20 and 30 commit while the drain of 10 holds the
   // background thread (after 10's encode), so 30's encode supersedes 20's.
   HeldDrainEnv held_env(env_.get());
-  auto created = Engine::Create(NewSingleComm(), config_, &held_env, &clock_);
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
-  Engine& e = **created;
+  auto opened = Open(&held_env);
+  ASSERT_NE(opened, nullptr);
+  Engine& e = *opened;
   ProtectState(e);
   ASSERT_TRUE(e.Checkpoint("heat", 10).ok());
   held_env.held.get_future().wait();

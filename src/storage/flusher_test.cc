@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,23 @@ Flusher::Job Recording(std::vector<std::string>* ran, std::string name) {
 }
 Flusher::Dropped RecordingDrop(std::vector<std::string>* dropped, std::string name) {
   return [dropped, name] { dropped->push_back(name); };
+}
+
+// Adds job "a0" of key "a" (queued limit `limit`), which records itself in
+// *ran once `release` is fulfilled, and returns once it has started: from
+// then on nothing may supersede it.
+void AddStartedJob(Flusher& flusher, std::shared_future<void> release,
+                   std::vector<std::string>* ran, std::vector<std::string>* dropped,
+                   size_t limit) {
+  auto running = std::make_shared<std::promise<void>>();
+  std::future<void> started = running->get_future();
+  flusher.AddSuperseding("a", [running, release, ran] {
+    running->set_value();
+    release.wait();
+    ran->push_back("a0");
+    return Status::Ok();
+  }, RecordingDrop(dropped, "a0"), limit);
+  started.wait();
 }
 
 TEST(FlusherTest, RunsJobsInOrderAndWaits) {
@@ -76,15 +94,9 @@ TEST(FlusherTest, ShutdownRunsQueuedJobs) {
 TEST(FlusherTest, ANewerJobSupersedesAQueuedOneOfTheSameKey) {
   auto started = StartFlusher();
   Flusher& flusher = *started;
-  std::promise<void> running, release;
+  std::promise<void> release;
   std::vector<std::string> ran, dropped;
-  flusher.AddSuperseding("a", [&] {
-    running.set_value();
-    release.get_future().wait();
-    ran.push_back("a0");
-    return Status::Ok();
-  }, RecordingDrop(&dropped, "a0"));
-  running.get_future().wait();  // a0 has started: nothing may supersede it
+  AddStartedJob(flusher, release.get_future().share(), &ran, &dropped, 1);
   flusher.AddSuperseding("a", Recording(&ran, "a1"), RecordingDrop(&dropped, "a1"));
   flusher.AddSuperseding("b", Recording(&ran, "b1"), RecordingDrop(&dropped, "b1"));
   flusher.AddSuperseding("a", Recording(&ran, "a2"), RecordingDrop(&dropped, "a2"));
@@ -101,15 +113,9 @@ TEST(FlusherTest, ANewerJobSupersedesAQueuedOneOfTheSameKey) {
 TEST(FlusherTest, AKeyKeepsAsManyQueuedJobsAsItsLimit) {
   auto started = StartFlusher();
   Flusher& flusher = *started;
-  std::promise<void> running, release;
+  std::promise<void> release;
   std::vector<std::string> ran, dropped;
-  flusher.AddSuperseding("a", [&] {
-    running.set_value();
-    release.get_future().wait();
-    ran.push_back("a0");
-    return Status::Ok();
-  }, RecordingDrop(&dropped, "a0"), 2);
-  running.get_future().wait();
+  AddStartedJob(flusher, release.get_future().share(), &ran, &dropped, 2);
   for (const char* name : {"a1", "a2", "a3", "a4"}) {
     flusher.AddSuperseding("a", Recording(&ran, name), RecordingDrop(&dropped, name), 2);
   }

@@ -30,7 +30,6 @@
 
 #include "bench_support.h"
 #include "env/pmem_map.h"
-#include "env/process_info.h"
 #include "pmem/async_flusher.h"
 #include "pmem/flush.h"
 #include "pmem/flush_pool.h"
@@ -505,7 +504,7 @@ int main(int argc, char** argv) {
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv)) return *exit;
 
   std::filesystem::create_directories(dir);
-  if (threads == 0) threads = std::max(1, cairn::UsableCpus() - 1);
+  if (threads == 0) threads = cairn::pmem::DefaultLargeThreads();
   auto pool = cairn::pmem::FlushPool::Start(cairn::PosixEnv(), threads);
   cairn::pmem::AsyncFlushOptions flush_options;
   flush_options.large_threads = threads;

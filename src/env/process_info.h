@@ -1,6 +1,6 @@
 // Facts about this process and its host that are not files: the host name,
-// the CPU time the process has used and the CPUs it may run on. Kept in env/ with the other
-// operating-system access.
+// the CPU time the process has used and the CPUs it may run on. Kept in
+// env/ with the other operating-system access.
 // Thread-safety: reentrant functions.
 #ifndef CAIRN_ENV_PROCESS_INFO_H_
 #define CAIRN_ENV_PROCESS_INFO_H_

@@ -45,13 +45,14 @@ uint64_t LastLevelCacheBytes(Env* env) {
   return best_size > 0 ? best_size : kDefaultLlcBytes;
 }
 
+int DefaultLargeThreads() { return std::max(1, UsableCpus() - 1); }
+
 Result<std::unique_ptr<AsyncFlusher>> AsyncFlusher::Start(Env* env,
                                                           const AsyncFlushOptions& options) {
   uint64_t above = options.parallel_above > 0 ? options.parallel_above : LastLevelCacheBytes(env);
   const FlushOps& ops = options.ops != nullptr ? *options.ops : Ops();
   std::unique_ptr<AsyncFlusher> flusher(new AsyncFlusher(above, ops));
-  const int threads =
-      options.large_threads != 0 ? options.large_threads : std::max(1, UsableCpus() - 1);
+  const int threads = options.large_threads != 0 ? options.large_threads : DefaultLargeThreads();
   CAIRN_ASSIGN_OR_RETURN(flusher->pool_, FlushPool::Start(env, threads, ops));
   CAIRN_ASSIGN_OR_RETURN(flusher->helper_, env->StartThread([f = flusher.get()] {
     f->HelperLoop();

@@ -33,13 +33,16 @@
 
 namespace cairn::pmem {
 
+// The CPUs this process may use (UsableCpus) less one for the application's
+// thread, at least 1: more flush threads than that take cores from the
+// computation that the flush overlaps.
+int DefaultLargeThreads();
+
 struct AsyncFlushOptions {
   // Ranges above this many bytes are flushed by large_threads threads;
   // 0: the last-level cache's size (LastLevelCacheBytes).
   uint64_t parallel_above = 0;
-  // >= 1, the helper thread counted; 0: the CPUs this process may use
-  // less one for the application's thread (UsableCpus), at least 1. More
-  // threads than that take cores from the computation the flush overlaps.
+  // >= 1, the helper thread counted; 0: DefaultLargeThreads().
   int large_threads = 0;
   const FlushOps* ops = nullptr;  // the primitives; null: Ops()
 };

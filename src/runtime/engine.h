@@ -446,7 +446,7 @@ class Engine {
   // (tier, version) a drain will read or is reading; a multiset because
   // one source feeds drains to several tiers.
   std::multiset<std::pair<int, int64_t>> pinned_ GUARDED_BY(mu_);
-  WaitCounts drains_ GUARDED_BY(mu_);  // since the last Wait
+  WaitCounts background_ GUARDED_BY(mu_);  // since the last Wait
   WaitCounts last_wait_;  // what the last Wait saw
   std::unique_ptr<Flusher> flusher_;
 };

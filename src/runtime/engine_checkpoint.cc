@@ -236,8 +236,8 @@ Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_
     MutexLock lock(&mu_);
     pinned_.erase(pinned_.find({static_cast<int>(from), version}));
     pinned_.erase(pinned_.find({static_cast<int>(to), version}));
-    ++(s.ok() ? drains_.done : drains_.failed);
-    if (!s.ok()) drains_.last_failure = s.ToString();
+    ++(s.ok() ? background_.done : background_.failed);
+    if (!s.ok()) background_.last_failure = s.ToString();
   }
   if (!s.ok()) {
     // The version is committed on `from`: the job has lost nothing, so this
@@ -294,7 +294,7 @@ void Engine::ScheduleDrain(TierKind from, TierKind to, const std::string& name, 
         MutexLock lock(&mu_);
         pinned_.erase(pinned_.find(source));
         pinned_.erase(pinned_.find(target));
-        ++drains_.superseded;
+        ++background_.superseded;
       },
       static_cast<size_t>(config_.KeepFor(to)));
 }
@@ -595,8 +595,8 @@ Status Engine::Wait() {
   // above can add to its work (an ECC encode takes a parked sidecar slot).
   if (Tier* fast = FastLevelTier()) fast->WaitForSlots();
   MutexLock lock(&mu_);
-  last_wait_ = drains_;
-  drains_ = WaitCounts{};
+  last_wait_ = background_;
+  background_ = WaitCounts{};
   return Status::Ok();
 }
 

@@ -60,7 +60,7 @@ void Engine::ScheduleEccEncode(const std::string& name, int64_t version, int64_t
       [this, copy, name, version] {
         MutexLock lock(&mu_);
         pinned_.erase(pinned_.find(copy));
-        ++drains_.ecc_skipped;
+        ++background_.ecc_skipped;
         Log(LogLevel::kDebug, "'{}' version {}: ECC encode skipped for a newer version", name,
             version);
       });
@@ -82,11 +82,11 @@ Status Engine::EncodeEccPinned(const std::string& name, int64_t version, int64_t
     Status s = stamped.status().Annotate(
         fmt::format("encoding the ECC sidecar of '{}' version {}", name, version));
     Log(LogLevel::kWarn, "{} (the version stays committed without ECC)", s.ToString());
-    ++drains_.ecc_failed;
-    drains_.last_failure = s.ToString();
+    ++background_.ecc_failed;
+    background_.last_failure = s.ToString();
     return s;
   }
-  ++drains_.ecc_encoded;
+  ++background_.ecc_encoded;
   const double after = std::max(0.0, *stamped - committed);
   if (ecc_progress_.number == number) ecc_progress_.protected_after = after;
   Log(LogLevel::kDebug, "'{}' version {}: ECC-protected {:.3f} s after its commit", name, version,

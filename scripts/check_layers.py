@@ -18,9 +18,10 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "src"
 # Bottom up; modules on one line share a level and may not use each other.
-# pmem/ (flush primitives, persistent arrays) needs only env/ and codec/ and
-# sits below storage/, whose pmem tier copies and persists with it.
-LAYERS = [["base"], ["env"], ["codec"], ["pmem"], ["format"], ["comm"], ["storage"], ["model"],
+# pmem/ (flush primitives, persistent arrays) needs only env/, codec/ and
+# format/ (its array file's layout) and sits below storage/, whose pmem tier
+# copies and persists with it.
+LAYERS = [["base"], ["env"], ["codec"], ["format"], ["pmem"], ["comm"], ["storage"], ["model"],
           ["policy"], ["dedup", "redundancy", "varray"], ["runtime"], ["api"],
           ["compat"], ["transparent"], ["cli"]]
 LEVEL = {m: i for i, line in enumerate(LAYERS) for m in line}

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "compat/common/cairn_settings.h"
 #include "compat/common/ini_file.h"
@@ -21,6 +22,17 @@
 namespace cairn_compat {
 namespace {
 
+// Removes the files WriteFile made when the test program ends.
+class TempFiles : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    for (const std::string& path : paths) std::remove(path.c_str());
+  }
+  std::vector<std::string> paths;
+};
+TempFiles* const temp_files =
+    static_cast<TempFiles*>(::testing::AddGlobalTestEnvironment(new TempFiles));
+
 // A configuration file with `text` in a fresh temporary path.
 std::string WriteFile(const std::string& text) {
   char path[] = "/tmp/cairn-compat-test-XXXXXX";
@@ -29,6 +41,7 @@ std::string WriteFile(const std::string& text) {
   std::FILE* f = fdopen(fd, "w");
   std::fputs(text.c_str(), f);
   std::fclose(f);
+  temp_files->paths.push_back(path);
   return path;
 }
 
@@ -65,6 +78,13 @@ TEST(IniFile, ErrorsNameFileAndLine) {
   ASSERT_FALSE(entries.ok());
   EXPECT_NE(entries.status().message().find(path + ":2"), std::string::npos);
   EXPECT_FALSE(ReadIniFile("/nonexistent/veloc.cfg").ok());
+}
+
+TEST(IniFile, TextErrorsNameTheirOriginAndLine) {
+  auto entries = ParseIni("[basic]\nckpt_dir = /x\n[unterminated\n", "veloc.cfg");
+  ASSERT_FALSE(entries.ok());
+  EXPECT_EQ(entries.status().message().rfind("veloc.cfg:3: unterminated section", 0), 0u)
+      << entries.status().message();
 }
 
 TEST(RoutedFileName, ValidStableAndDistinct) {

@@ -103,8 +103,17 @@ Result<HashFreqSet> DecodeHashFreqSet(const std::string& bytes, size_t digest_by
       return Error(Code::kCorrupt, "top-K set from {}: owner rank {} of {} ranks", origin, t.owner,
                    nranks);
     }
+    if (t.count == 0 || t.count > static_cast<uint64_t>(nranks)) {
+      return Error(Code::kCorrupt, "top-K set from {}: a page held by {} of {} ranks", origin,
+                   t.count, nranks);
+    }
   }
-  if (!r.ok() || r.remaining() != 0 || !std::is_sorted(set.begin(), set.end(), ByDigest)) {
+  // Strictly ascending: HashMerger's walk takes each digest once per side.
+  const bool ascending =
+      std::adjacent_find(set.begin(), set.end(), [](const HashFreq& a, const HashFreq& b) {
+        return !(a.digest < b.digest);
+      }) == set.end();
+  if (!r.ok() || r.remaining() != 0 || !ascending) {
     return Error(Code::kCorrupt, "top-K set from {}: malformed", origin);
   }
   return set;

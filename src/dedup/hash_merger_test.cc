@@ -69,13 +69,13 @@ TEST(HashMergerTest, LocalHashFreqIsSortedUniqueAndBounded) {
 }
 
 TEST(HashMergerTest, WireFormatRoundTripsAndRejectsBadMessages) {
-  HashFreqSet set{{D(1, 2), 7, 3}, {D(2, 9), 1, 0}};
+  HashFreqSet set{{D(1, 2), 4, 3}, {D(2, 9), 1, 0}};
   std::string wire = EncodeHashFreqSet(set, 16);
   auto back = DecodeHashFreqSet(wire, 16, 4, "test");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ASSERT_EQ(back->size(), 2u);
   EXPECT_EQ((*back)[0].digest, D(1, 2));
-  EXPECT_EQ((*back)[0].count, 7u);
+  EXPECT_EQ((*back)[0].count, 4u);
   EXPECT_EQ((*back)[0].owner, 3);
   auto bad_owner = DecodeHashFreqSet(wire, 16, 3, "rank 5");
   ASSERT_FALSE(bad_owner.ok());
@@ -83,6 +83,21 @@ TEST(HashMergerTest, WireFormatRoundTripsAndRejectsBadMessages) {
   EXPECT_NE(bad_owner.status().message().find("rank 5"), std::string::npos);
   EXPECT_FALSE(DecodeHashFreqSet(wire.substr(0, wire.size() - 1), 16, 4, "t").ok());
   EXPECT_FALSE(DecodeHashFreqSet(wire, 20, 4, "t").ok());
+}
+
+// HashMerger walks each side once per digest and sums counts: a set with a
+// digest twice, or a page held by more ranks than there are, is refused.
+TEST(HashMergerTest, WireFormatRejectsRepeatedDigestsAndImpossibleCounts) {
+  auto refused = [](const HashFreqSet& set, const char* what) {
+    auto back = DecodeHashFreqSet(EncodeHashFreqSet(set, 16), 16, 4, "rank 2");
+    ASSERT_FALSE(back.ok()) << what;
+    EXPECT_EQ(back.status().code(), Code::kCorrupt) << what;
+    EXPECT_NE(back.status().message().find("rank 2"), std::string::npos) << what;
+  };
+  refused({{D(1), 1, 0}, {D(1), 2, 1}}, "repeated digest");
+  refused({{D(2), 1, 0}, {D(1), 1, 1}}, "descending digests");
+  refused({{D(1), 0, 0}}, "held by no rank");
+  refused({{D(1), 5, 0}}, "held by 5 of 4 ranks");
 }
 
 }  // namespace

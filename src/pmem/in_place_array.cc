@@ -5,57 +5,11 @@
 #include <optional>
 
 #include "base/log.h"
-#include "codec/crc32c.h"
+#include "format/pmem_array_layout.h"
 #include "pmem/flush.h"
 
 namespace cairn::pmem {
 namespace {
-
-// docs/format.md "Persistent arrays". Fields are little-endian (host order
-// on x86-64, the only architecture with these flush instructions).
-constexpr char kMagic[8] = {'C', 'A', 'I', 'R', 'N', 'I', 'P', 'V'};
-constexpr uint32_t kFormatVersion = 1;
-constexpr uint64_t kHeaderBytes = 4096;   // header + two records, one page
-constexpr uint64_t kPageBytes = 4096;
-constexpr size_t kHeaderCrcOffset = 40;   // CRC32C of bytes [0, 40)
-constexpr size_t kRecordOffset[2] = {64, 128};  // one cache line each
-constexpr size_t kRecordCrcOffset = 16;   // CRC32C of bytes [0, 16) of a record
-constexpr uint32_t kRecordInPlace = 1;
-constexpr uint32_t kRecordCopy = 2;
-
-struct Header {
-  uint64_t elem_size;
-  uint64_t count;
-  uint64_t copy_bytes;
-};
-
-struct Record {
-  int64_t iteration;
-  uint32_t consistent;  // 0 or 1
-  uint32_t mode;        // kRecordInPlace or kRecordCopy
-};
-
-template <typename T>
-void Put(uint8_t* p, size_t offset, T value) {
-  std::memcpy(p + offset, &value, sizeof(T));
-}
-template <typename T>
-T Get(const uint8_t* p, size_t offset) {
-  T value;
-  std::memcpy(&value, p + offset, sizeof(T));
-  return value;
-}
-
-std::optional<Record> ParseRecord(const uint8_t* line) {
-  if (Crc32c(line, kRecordCrcOffset) != Get<uint32_t>(line, kRecordCrcOffset)) return std::nullopt;
-  Record r{Get<int64_t>(line, 0), Get<uint32_t>(line, 8), Get<uint32_t>(line, 12)};
-  if (r.iteration < 0 || r.consistent > 1 || (r.mode != kRecordInPlace && r.mode != kRecordCopy)) {
-    return std::nullopt;
-  }
-  return r;
-}
-
-uint64_t RoundUp(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
 
 // Adds `added` to sorted, disjoint ranges, merging it with every range it
 // overlaps or touches (the usual case, ranges reported in order, appends to
@@ -112,7 +66,8 @@ const char* PersistModeName(PersistMode mode) {
 Result<std::unique_ptr<InPlaceArray>> InPlaceArray::Open(const std::string& path, uint64_t count,
                                                          uint64_t elem_size,
                                                          const InPlaceArrayOptions& options) {
-  if (count == 0 || elem_size == 0 || count > (UINT64_MAX / 4) / elem_size) {
+  const std::optional<PmemArrayShape> shape = PmemArrayShapeFor(count, elem_size);
+  if (!shape) {
     return Error(Code::kInvalidArgument, "persistent array '{}': bad shape {} x {} bytes", path,
                  count, elem_size);
   }
@@ -125,15 +80,15 @@ Result<std::unique_ptr<InPlaceArray>> InPlaceArray::Open(const std::string& path
   } else if (existing.status().code() == Code::kNotFound) {
     a->count_ = count;
     a->elem_size_ = elem_size;
-    a->copy_bytes_ = RoundUp(count * elem_size, kPageBytes);
-    CAIRN_ASSIGN_OR_RETURN(a->map_, PmemMap::Create(path, kHeaderBytes + 2 * a->copy_bytes_));
-    CAIRN_RETURN_IF_ERROR(a->Format());
+    a->copy_bytes_ = shape->copy_bytes;
+    CAIRN_ASSIGN_OR_RETURN(a->map_, PmemMap::Create(path, shape->FileBytes()));
+    CAIRN_RETURN_IF_ERROR(a->Format(*shape));
   } else {
     return existing.status();
   }
   // Both copies are written from the first iterations on: fault them in
   // now, not one page per store in the application's loop.
-  CAIRN_RETURN_IF_ERROR(a->map_->Prefault(kHeaderBytes, 2 * a->copy_bytes_));
+  CAIRN_RETURN_IF_ERROR(a->map_->Prefault(kPmemArrayHeaderBytes, 2 * a->copy_bytes_));
   switch (options.pattern) {
     case UpdatePattern::kUniform:
       a->mode_ = PersistMode::kInPlace;
@@ -165,60 +120,37 @@ InPlaceArray::~InPlaceArray() {
   if (!submitted_.empty()) flusher_->Barrier();
 }
 
-Status InPlaceArray::Format() {
+Status InPlaceArray::Format(const PmemArrayShape& shape) {
   uint8_t* p = map_->data();
-  std::memset(p, 0, kHeaderBytes);
-  std::memcpy(p, kMagic, sizeof(kMagic));
-  Put<uint32_t>(p, 8, kFormatVersion);
-  Put<uint32_t>(p, 12, static_cast<uint32_t>(kHeaderBytes));
-  Put<uint64_t>(p, 16, elem_size_);
-  Put<uint64_t>(p, 24, count_);
-  Put<uint64_t>(p, 32, copy_bytes_);
-  Put<uint32_t>(p, kHeaderCrcOffset, Crc32c(p, kHeaderCrcOffset));
-  Persist(p, kHeaderBytes);
-  return map_->PersistMedium(p, kHeaderBytes);
+  std::memset(p, 0, kPmemArrayHeaderBytes);
+  EncodePmemArrayHeader(shape, p);
+  Persist(p, kPmemArrayHeaderBytes);
+  return map_->PersistMedium(p, kPmemArrayHeaderBytes);
 }
 
 Status InPlaceArray::Load(uint64_t count, uint64_t elem_size) {
   const uint8_t* p = map_->data();
   const std::string& path = map_->path();
-  if (map_->size() < kHeaderBytes || std::memcmp(p, kMagic, sizeof(kMagic)) != 0 ||
-      Get<uint32_t>(p, kHeaderCrcOffset) != Crc32c(p, kHeaderCrcOffset)) {
-    return Error(Code::kCorrupt, "'{}' is not a Cairn persistent array (bad magic or header CRC)",
-                 path);
-  }
-  if (Get<uint32_t>(p, 8) != kFormatVersion || Get<uint32_t>(p, 12) != kHeaderBytes) {
-    return Error(Code::kCorrupt, "persistent array '{}': unknown format version {}", path,
-                 Get<uint32_t>(p, 8));
-  }
-  Header h{Get<uint64_t>(p, 16), Get<uint64_t>(p, 24), Get<uint64_t>(p, 32)};
+  CAIRN_ASSIGN_OR_RETURN(PmemArrayShape h, DecodePmemArrayHeader(p, map_->size(), path));
   if (h.elem_size != elem_size || h.count != count) {
     return Error(Code::kMismatch,
                  "persistent array '{}' holds {} elements of {} bytes, not {} of {} bytes", path,
                  h.count, h.elem_size, count, elem_size);
-  }
-  if (h.copy_bytes != RoundUp(count * elem_size, kPageBytes) ||
-      map_->size() < kHeaderBytes + 2 * h.copy_bytes) {
-    return Error(Code::kCorrupt, "persistent array '{}' is truncated ({} bytes)", path,
-                 map_->size());
   }
   count_ = count;
   elem_size_ = elem_size;
   copy_bytes_ = h.copy_bytes;
   // The newest valid record wins; a torn one (bad CRC) is the commit that
   // did not finish, and the other slot holds the one before it.
-  for (size_t offset : kRecordOffset) {
-    auto record = ParseRecord(p + offset);
-    if (record && record->iteration > iteration_) {
-      iteration_ = record->iteration;
-      consistent_index_ = static_cast<int>(record->consistent);
-    }
+  if (std::optional<EpochRecord> newest = NewestEpochRecord(p)) {
+    iteration_ = newest->iteration;
+    consistent_index_ = newest->consistent;
   }
   return Status::Ok();
 }
 
 uint8_t* InPlaceArray::Copy(int index) const {
-  return map_->data() + kHeaderBytes + static_cast<uint64_t>(index) * copy_bytes_;
+  return map_->data() + kPmemArrayHeaderBytes + static_cast<uint64_t>(index) * copy_bytes_;
 }
 
 void InPlaceArray::AssignRoles() {
@@ -291,12 +223,11 @@ void InPlaceArray::SubmitBatch() {
 }
 
 Status InPlaceArray::PersistRecord(int64_t iteration, int index) {
-  uint8_t* line = map_->data() + kRecordOffset[iteration % 2];
-  uint8_t record[kCacheLine] = {};
-  Put<int64_t>(record, 0, iteration);
-  Put<uint32_t>(record, 8, static_cast<uint32_t>(index));
-  Put<uint32_t>(record, 12, mode_ == PersistMode::kInPlace ? kRecordInPlace : kRecordCopy);
-  Put<uint32_t>(record, kRecordCrcOffset, Crc32c(record, kRecordCrcOffset));
+  uint8_t* line = map_->data() + kEpochRecordOffset[iteration % 2];
+  uint8_t record[kEpochRecordBytes];
+  EncodeEpochRecord({iteration, index,
+                     mode_ == PersistMode::kInPlace ? EpochMode::kInPlace : EpochMode::kCopy},
+                    record);
   std::memcpy(line, record, sizeof(record));
   Persist(line, sizeof(record));
   return map_->PersistMedium(line, sizeof(record));

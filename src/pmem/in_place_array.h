@@ -37,6 +37,7 @@
 
 #include "base/status.h"
 #include "env/pmem_map.h"
+#include "format/pmem_array_layout.h"
 #include "pmem/async_flusher.h"
 
 namespace cairn::pmem {
@@ -118,7 +119,7 @@ class InPlaceArray {
  private:
   InPlaceArray() = default;
   // Lays out a new file (header, no epoch record).
-  Status Format();
+  Status Format(const PmemArrayShape& shape);
   // Reads the header and the newest valid epoch record of an existing file.
   Status Load(uint64_t count, uint64_t elem_size);
   uint8_t* Copy(int index) const;

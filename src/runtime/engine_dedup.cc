@@ -20,22 +20,6 @@ PageHashKind HashKindFor(DedupHash hash) {
   return PageHashKind::kXxh3_128;
 }
 
-// Stored bytes go to the file in pieces of this size, each checksummed
-// and then copied while it is still in cache: one pass over application
-// memory instead of two (a whole run checksummed, then copied, reads it
-// from DRAM twice).
-constexpr uint64_t kAppendPiece = 16 * kBlockSize;
-
-Status AppendChecksummedRun(WritableFile& file, ExtentChecksummer& sum, const uint8_t* data,
-                            uint64_t n) {
-  for (uint64_t pos = 0; pos < n; pos += kAppendPiece) {
-    const uint64_t take = std::min(kAppendPiece, n - pos);
-    sum.Update(data + pos, take);
-    CAIRN_RETURN_IF_ERROR(file.Append(data + pos, take));
-  }
-  return Status::Ok();
-}
-
 // Appends the stored pages of `plan` in page order, checksumming them.
 // Stored pages that follow each other in memory (a region's run of new
 // pages: all of them when nothing is shared) go as one run, straight from
@@ -48,13 +32,13 @@ Status AppendDataPages(WritableFile& file, const PageView& view, const DedupPlan
     if (plan.records[i].kind != PageKind::kData) continue;
     const PageSpan& p = view.page(i);
     if (run_bytes > 0 && run + run_bytes != p.data) {
-      CAIRN_RETURN_IF_ERROR(AppendChecksummedRun(file, sum, run, run_bytes));
+      CAIRN_RETURN_IF_ERROR(AppendChecksummed(file, sum, run, run_bytes));
       run_bytes = 0;
     }
     if (run_bytes == 0) run = p.data;
     run_bytes += p.length;
   }
-  return AppendChecksummedRun(file, sum, run, run_bytes);
+  return AppendChecksummed(file, sum, run, run_bytes);
 }
 
 }  // namespace

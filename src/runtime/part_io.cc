@@ -15,17 +15,6 @@ namespace {
 constexpr uint64_t kChunk = 16 * kBlockSize;
 constexpr uint64_t kDeviceChunk = 16 * kChunk;
 
-// Appends data while checksumming it, piece by piece.
-Status AppendChecksummed(WritableFile& file, ExtentChecksummer& sum, const uint8_t* data,
-                         uint64_t n) {
-  for (uint64_t pos = 0; pos < n; pos += kChunk) {
-    uint64_t take = std::min(kChunk, n - pos);
-    sum.Update(data + pos, take);
-    CAIRN_RETURN_IF_ERROR(file.Append(data + pos, take));
-  }
-  return Status::Ok();
-}
-
 // Writes one piece of a part file, adding it to its extent's block CRCs
 // (`sum`; null for padding). Into a mapped slot (the memory tier) the copy
 // and the CRC are one pass (CopyWithCrc32c), with streaming stores: the
@@ -180,6 +169,14 @@ Status VerifyExtentsInPlace(const uint8_t* part, const FileEntry& entry,
 }
 
 }  // namespace
+
+Status AppendChecksummed(WritableFile& file, ExtentChecksummer& sum, const uint8_t* data,
+                         uint64_t n) {
+  for (uint64_t pos = 0; pos < n; pos += kChunk) {
+    CAIRN_RETURN_IF_ERROR(WritePiece(file, &sum, data + pos, std::min(kChunk, n - pos)));
+  }
+  return Status::Ok();
+}
 
 PartHeader MakePartHeader(const std::string& name, int64_t version, int rank, int nranks,
                           const std::vector<Region>& regions) {

@@ -40,6 +40,12 @@ class PartObserver {
   virtual Status Add(const uint8_t* data, uint64_t n) = 0;
 };
 
+// Appends n bytes to `file` while adding them to `sum`, in pieces small
+// enough to stay in cache: into a mapped memory-tier slot the copy and the
+// CRC are one pass with streaming stores (the bytes are not read again
+// soon), elsewhere the CRC of a piece, then its Append.
+Status AppendChecksummed(WritableFile& file, ExtentChecksummer& sum, const uint8_t* data,
+                         uint64_t n);
 // Writes and commits the part file; returns its manifest entry. `observer`
 // (may be null) sees every byte written, the padding included; a failure
 // of its Add fails the write.

@@ -1,21 +1,12 @@
 #include "varray/version_drain.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "codec/crc32c.h"
+#include "format/drained_version.h"
 
 namespace cairn {
-namespace {
-
-constexpr uint64_t kDrainMagic = 0x31444152524156ull;  // identifies a drained varray version
-constexpr uint64_t kHeaderBytes = 48;
-
-struct DrainHeader {
-  uint64_t magic, lineage, version, rank, bytes, crc;
-};
-static_assert(sizeof(DrainHeader) == kHeaderBytes);
-
-}  // namespace
 
 Result<std::unique_ptr<VersionDrain>> VersionDrain::Start(Env* env, std::string dir, int rank,
                                                           uint64_t lineage) {
@@ -78,11 +69,11 @@ void VersionDrain::Run() {
 }
 
 Status VersionDrain::WriteOne(int64_t version, const std::vector<uint8_t>& bytes) {
-  DrainHeader h{kDrainMagic, lineage_, static_cast<uint64_t>(version),
-                static_cast<uint64_t>(rank_), bytes.size(), Crc32c(bytes.data(), bytes.size())};
-  std::vector<uint8_t> file(kHeaderBytes + bytes.size());
-  std::memcpy(file.data(), &h, kHeaderBytes);
-  if (!bytes.empty()) std::memcpy(file.data() + kHeaderBytes, bytes.data(), bytes.size());
+  const std::string head = EncodeDrainedHeader(
+      {lineage_, version, rank_, bytes.size(), Crc32c(bytes.data(), bytes.size())});
+  std::vector<uint8_t> file(head.size() + bytes.size());
+  std::memcpy(file.data(), head.data(), head.size());
+  if (!bytes.empty()) std::memcpy(file.data() + head.size(), bytes.data(), bytes.size());
   return env_->WriteFileAtomic(PathOf(rank_, version), file.data(), file.size(), /*sync=*/true)
       .Annotate("varray drain");
 }
@@ -97,11 +88,10 @@ Status VersionDrain::Read(int rank, int64_t version, uint64_t offset,
                  version, rank, path);
   }
   CAIRN_ASSIGN_OR_RETURN(auto file, env_->NewReadableFile(path));
-  DrainHeader h{};
-  if (file->size() < kHeaderBytes) return Error(Code::kCorrupt, "{}: shorter than its header", path);
-  CAIRN_RETURN_IF_ERROR(file->ReadAt(0, &h, kHeaderBytes));
-  if (h.magic != kDrainMagic || h.version != static_cast<uint64_t>(version) ||
-      h.rank != static_cast<uint64_t>(rank) || h.bytes != file->size() - kHeaderBytes) {
+  std::string head(std::min(file->size(), kDrainedHeaderBytes), '\0');
+  CAIRN_RETURN_IF_ERROR(file->ReadAt(0, head.data(), head.size()));
+  CAIRN_ASSIGN_OR_RETURN(DrainedHeader h, DecodeDrainedHeader(head, file->size(), path));
+  if (h.version != version || h.rank != rank) {
     return Error(Code::kCorrupt, "{}: header does not describe version {} of rank {}", path,
                  version, rank);
   }
@@ -116,7 +106,7 @@ Status VersionDrain::Read(int rank, int64_t version, uint64_t offset,
   // The whole partition is checked, not only the bytes asked for: a read
   // never returns bytes of a file that fails its checksum.
   std::vector<uint8_t> bytes(h.bytes);
-  CAIRN_RETURN_IF_ERROR(file->ReadAt(kHeaderBytes, bytes.data(), bytes.size()));
+  CAIRN_RETURN_IF_ERROR(file->ReadAt(kDrainedHeaderBytes, bytes.data(), bytes.size()));
   if (Crc32c(bytes.data(), bytes.size()) != h.crc) {
     return Error(Code::kCorrupt, "{}: CRC32C mismatch", path);
   }

@@ -47,34 +47,41 @@ std::string Lower(std::string s) {
   return s;
 }
 
-Result<std::vector<IniEntry>> ReadIniFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::Error("cannot read configuration file '" + path + "'");
+Result<std::vector<IniEntry>> ParseIni(const std::string& text, const std::string& origin) {
+  std::istringstream in(text);
   std::vector<IniEntry> entries;
   std::string section;
   std::string raw;
   for (int line = 1; std::getline(in, raw); ++line) {
-    std::string text = Trim(raw);
-    if (text.empty() || text[0] == '#' || text[0] == ';') continue;
-    if (text.front() == '[') {
-      if (text.back() != ']') {
-        return Status::Error(path + ":" + std::to_string(line) + ": unterminated section '" +
-                             text + "'");
+    std::string trimmed = Trim(raw);
+    if (trimmed.empty() || trimmed[0] == '#' || trimmed[0] == ';') continue;
+    if (trimmed.front() == '[') {
+      if (trimmed.back() != ']') {
+        return Status::Error(origin + ":" + std::to_string(line) + ": unterminated section '" +
+                             trimmed + "'");
       }
-      section = Trim(text.substr(1, text.size() - 2));
+      section = Trim(trimmed.substr(1, trimmed.size() - 2));
       continue;
     }
     IniEntry entry;
     entry.section = section;
     entry.line = line;
-    if (!ParsePair(text, &entry)) {
-      return Status::Error(path + ":" + std::to_string(line) + ": expected 'key = value', found '" +
-                           text + "'");
+    if (!ParsePair(trimmed, &entry)) {
+      return Status::Error(origin + ":" + std::to_string(line) +
+                           ": expected 'key = value', found '" + trimmed + "'");
     }
     entries.push_back(std::move(entry));
   }
-  if (in.bad()) return Status::Error("error reading configuration file '" + path + "'");
   return entries;
+}
+
+Result<std::vector<IniEntry>> ReadIniFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::Error("cannot read configuration file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::Error("error reading configuration file '" + path + "'");
+  return ParseIni(text.str(), path);
 }
 
 }  // namespace cairn_compat

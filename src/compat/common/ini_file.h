@@ -21,11 +21,14 @@ struct IniEntry {
   int line = 0;
 };
 
-// Parses the file at `path`. Blank lines and lines whose first non-blank
+// Parses configuration text; `origin` names it in errors. Blank lines and lines whose first non-blank
 // character is '#' or ';' are skipped; keys and sections are kept as written
 // (callers compare case-insensitively where their peer does). A line that is
-// neither a section, a comment nor a key=value is an error naming the file
-// and line; so is a file that cannot be read.
+// neither a section, a comment nor a key=value is an error naming the
+// origin and line.
+Result<std::vector<IniEntry>> ParseIni(const std::string& text, const std::string& origin);
+// ParseIni of the file at `path`; a file that cannot be read is an error
+// naming it.
 Result<std::vector<IniEntry>> ReadIniFile(const std::string& path);
 
 // Lower-case copy of s (ASCII), for case-insensitive keys and values.

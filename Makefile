@@ -29,20 +29,18 @@ test: build
 	@bash scripts/run_tests.sh $(BUILD)
 
 # Unit tests of the library under AddressSanitizer and UndefinedBehaviorSanitizer
-# (CI runs it). The bindings are left out (a Fortran or Python program is not
-# built with the sanitizer runtime, and gfortran does not free a main program's
-# allocatables at exit), and so is the install test, which links uninstrumented
-# programs against the instrumented library, and so are the source checks
-# (label lint), which `make test` runs already. Only what these tests run is
-# built.
+# (CI runs it), in the instrumented build that the fuzz targets share
+# (scripts/configure_sanitize.sh). The bindings are left out (a Fortran or
+# Python program is not built with the sanitizer runtime), and so is the
+# install test, which links uninstrumented programs against the instrumented
+# library, and so are the source checks (label lint), which `make test` runs
+# already. Only what these tests run is built.
 test-sanitize: bootstrap
-	@cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug $(LINE_TABLES) -DCAIRN_SANITIZE=ON \
-	  -DCAIRN_BUILD_BENCH=OFF -DCAIRN_BUILD_EXAMPLES=OFF \
-	  -DCAIRN_BUILD_PYTHON=OFF -DCAIRN_BUILD_FORTRAN=OFF >/dev/null
+	@bash scripts/configure_sanitize.sh build-sanitize
 	@cmake --build build-sanitize -j $(JOBS) --target cairn_unit_programs
 	@ctest --test-dir build-sanitize -L unit -LE 'install|lint' --output-on-failure -j $(JOBS)
 
-# Every libFuzzer target, built with clang under ASan/UBSan in build-fuzz, for
+# Every libFuzzer target, built with clang under ASan/UBSan in build-sanitize, for
 # FUZZ_SECONDS each over its corpus (docs/testing.md).
 fuzz: bootstrap
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) bash scripts/run_fuzz.sh
@@ -54,4 +52,4 @@ bench: build
 	@bash scripts/run_bench.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-sanitize build-fuzz
+	rm -rf $(BUILD) build-sanitize

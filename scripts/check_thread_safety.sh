@@ -80,10 +80,13 @@ def clang_command(entry, path):
         if skip:
             skip = False
             continue
-        if a in ("-o", "-MF", "-MT", "-MQ"):
+        # -include names the build's precompiled header (cmake_pch.hxx),
+        # which GCC made and clang cannot read; each file includes what it
+        # uses without it.
+        if a in ("-o", "-MF", "-MT", "-MQ", "-include"):
             skip = True
             continue
-        if a in ("-c", "-MD", "-MMD") or a == path:
+        if a in ("-c", "-MD", "-MMD", "-Winvalid-pch") or a == path:
             continue
         keep.append(a)
     # The build's own warnings are GCC's business: only the analysis speaks.

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds Cairn's libFuzzer targets (tests/fuzz) with clang, ASan and UBSan
-# and runs each for FUZZ_SECONDS (default 60) over its seed corpus
-# (tests/fuzz/corpus/<target>/). docs/testing.md explains the targets.
+# in the instrumented build (scripts/configure_sanitize.sh) and runs each for
+# FUZZ_SECONDS (default 60) over its seed corpus (tests/fuzz/corpus/<target>/).
+# docs/testing.md explains the targets.
 #   scripts/run_fuzz.sh [TARGET...]       every target when none is named
-# Environment: FUZZ_SECONDS (0: build only), FUZZ_BUILD (default build-fuzz),
-# JOBS (build parallelism, default nproc).
+# Environment: FUZZ_SECONDS (0: build only), FUZZ_BUILD (default
+# build-sanitize), JOBS (build parallelism, default nproc).
 # New inputs a run finds are kept in $FUZZ_BUILD/fuzz-corpus/<target>/, so
 # later runs start from them. A crash, leak, UB report, timeout or
 # out-of-memory fails the script; the input that caused it is left under
@@ -12,18 +13,12 @@
 # replays it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${FUZZ_BUILD:-build-fuzz}
+BUILD=${FUZZ_BUILD:-build-sanitize}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-$(nproc)}
 
 # Only the library modules the fuzzers link are built, not the whole tree.
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCAIRN_BUILD_FUZZ=ON -DCAIRN_BUILD_TESTS=OFF -DCAIRN_BUILD_BENCH=OFF \
-  -DCAIRN_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
+bash scripts/configure_sanitize.sh "$BUILD"
 cmake --build "$BUILD" -j "$JOBS" --target cairn_fuzzers
 
 targets=("$@")

@@ -8,6 +8,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Cairn treats unknown CAIRN_* variables as errors; tests bring their own.
 for var in $(compgen -e | grep '^CAIRN_' || true); do unset "$var"; done
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)" -LE perf
-# Every fuzz target for a few seconds over its corpus (a clang build of its
-# own, in build-fuzz); FUZZ_TEST_SECONDS=0 only builds them.
+# Every fuzz target for a few seconds over its corpus (in the instrumented
+# clang build, build-sanitize, which `make test-sanitize` then reuses);
+# FUZZ_TEST_SECONDS=0 only builds them.
 FUZZ_SECONDS=${FUZZ_TEST_SECONDS:-5} bash "$(dirname "$0")/run_fuzz.sh"

@@ -93,7 +93,7 @@ TEST(ThreadCommTest, CollectivesSeeEveryRank) {
     EXPECT_EQ(comm.nodes(), 2);
     EXPECT_EQ(comm.ranks_on_node(), comm.node() == 0 ? 2 : 3);
     EXPECT_TRUE(comm.NodeBarrier().ok());
-    std::string bytes = r == 3 ? std::string(1001, 'x') + "end" : "";
+    std::string bytes = r == 3 ? std::string(1001, 'x').append("end") : "";
     EXPECT_TRUE(comm.Broadcast(&bytes, 3).ok());
     received[r] = bytes;
     gathered[r] = comm.Allgather(static_cast<int64_t>(r * 10)).value();
@@ -103,7 +103,7 @@ TEST(ThreadCommTest, CollectivesSeeEveryRank) {
   });
   ASSERT_TRUE(started.ok()) << started.ToString();
   for (size_t r = 0; r < nodes.size(); ++r) {
-    EXPECT_EQ(received[r], std::string(1001, 'x') + "end");
+    EXPECT_EQ(received[r], std::string(1001, 'x').append("end"));
     EXPECT_EQ(gathered[r], (std::vector<int64_t>{0, 10, 20, 30, 40}));
     EXPECT_EQ(sums[r], 2.5);
   }

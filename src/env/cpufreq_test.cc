@@ -20,15 +20,15 @@ TEST(CpuFreqTest, UserspaceGovernorSwitchesAndRestores) {
     EXPECT_EQ(c->method(), CpuFreqControl::Method::kUserspace);
     EXPECT_EQ(c->frequencies(), (std::vector<uint32_t>{800000, 1400000, 2100000}));
     EXPECT_EQ(c->current_khz(), 1400000u);
-    EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_governor"), "userspace");
+    EXPECT_EQ(Get(&env, JoinPath(kPolicy0, "scaling_governor")), "userspace");
     ASSERT_TRUE(c->Set(800000).ok());
-    EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_setspeed"), "800000");
-    EXPECT_EQ(Get(&env, std::string(kPolicy1) + "/scaling_setspeed"), "800000");
+    EXPECT_EQ(Get(&env, JoinPath(kPolicy0, "scaling_setspeed")), "800000");
+    EXPECT_EQ(Get(&env, JoinPath(kPolicy1, "scaling_setspeed")), "800000");
     ASSERT_TRUE(c->Set(2100000).ok());
-    EXPECT_EQ(Get(&env, std::string(kPolicy1) + "/scaling_setspeed"), "2100000");
+    EXPECT_EQ(Get(&env, JoinPath(kPolicy1, "scaling_setspeed")), "2100000");
   }  // destructor restores
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_governor"), "ondemand");
-  EXPECT_EQ(Get(&env, std::string(kPolicy1) + "/scaling_governor"), "ondemand");
+  EXPECT_EQ(Get(&env, JoinPath(kPolicy0, "scaling_governor")), "ondemand");
+  EXPECT_EQ(Get(&env, JoinPath(kPolicy1, "scaling_governor")), "ondemand");
   ASSERT_FALSE(env.writes.empty());
   EXPECT_EQ(env.writes.back().second, "ondemand");
 }
@@ -41,12 +41,12 @@ TEST(CpuFreqTest, MaxFreqLowersMinFirstAndRestoresBoth) {
   ASSERT_TRUE(c->can_set()) << c->reason();
   EXPECT_EQ(c->method(), CpuFreqControl::Method::kMaxFreq);
   ASSERT_TRUE(c->Set(800000).ok());
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_min_freq"), "800000");
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_max_freq"), "800000");
+  EXPECT_EQ(Get(&env, JoinPath(kPolicy0, "scaling_min_freq")), "800000");
+  EXPECT_EQ(Get(&env, JoinPath(kPolicy0, "scaling_max_freq")), "800000");
   ASSERT_TRUE(c->Restore().ok());
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_max_freq"), "2100000");
-  EXPECT_EQ(Get(&env, std::string(kPolicy0) + "/scaling_min_freq"), "1400000");
-  EXPECT_EQ(Get(&env, std::string(kPolicy1) + "/scaling_min_freq"), "1400000");
+  EXPECT_EQ(Get(&env, JoinPath(kPolicy0, "scaling_max_freq")), "2100000");
+  EXPECT_EQ(Get(&env, JoinPath(kPolicy0, "scaling_min_freq")), "1400000");
+  EXPECT_EQ(Get(&env, JoinPath(kPolicy1, "scaling_min_freq")), "1400000");
 }
 
 TEST(CpuFreqTest, ReadOnlyCpufreqIsUnavailableWithCurrentFrequency) {

@@ -5,7 +5,8 @@
 # docs/testing.md explains the targets.
 #   scripts/run_fuzz.sh [TARGET...]       every target when none is named
 # Environment: FUZZ_SECONDS (0: build only), FUZZ_BUILD (default
-# build-sanitize), JOBS (build parallelism, default nproc).
+# build-sanitize), JOBS (build parallelism and targets run at a time,
+# default nproc).
 # New inputs a run finds are kept in $FUZZ_BUILD/fuzz-corpus/<target>/, so
 # later runs start from them. A crash, leak, UB report, timeout or
 # out-of-memory fails the script; the input that caused it is left under
@@ -30,21 +31,50 @@ if ((${#targets[@]} == 0)); then
 fi
 ((SECONDS_EACH > 0)) || exit 0
 
+for target in "${targets[@]}"; do
+  [[ -x $BUILD/tests/fuzz/fuzz_$target ]] ||
+    { echo "fuzz: no target '$target' ($BUILD/tests/fuzz/fuzz_$target)" >&2; exit 2; }
+  [[ -d tests/fuzz/corpus/$target ]] ||
+    { echo "fuzz: no seed corpus tests/fuzz/corpus/$target" >&2; exit 2; }
+done
+
+# Runs one target over its corpus; its log is $BUILD/fuzz-logs/<target>.log
+# and its outcome, "ok" or "failed", <target>.outcome beside it.
+fuzz_one() {
+  local target=$1
+  local binary="$BUILD/tests/fuzz/fuzz_$target"
+  local found="$BUILD/fuzz-corpus/$target"
+  local artifacts="$BUILD/fuzz-artifacts/$target"
+  local log="$BUILD/fuzz-logs/$target.log"
+  mkdir -p "$found" "$artifacts" "$(dirname "$log")"
+  local args=(-max_total_time="$SECONDS_EACH" -timeout=25 -rss_limit_mb=2048
+              -artifact_prefix="$artifacts/" -print_final_stats=1)
+  [[ -f tests/fuzz/$target.dict ]] && args+=(-dict="tests/fuzz/$target.dict")
+  # The first directory receives what the run finds; the seeds stay as they are.
+  if "$binary" "${args[@]}" "$found" "tests/fuzz/corpus/$target" >"$log" 2>&1; then
+    echo ok >"${log%.log}.outcome"
+  else
+    echo failed >"${log%.log}.outcome"
+  fi
+}
+
+# JOBS targets at a time, each a single-threaded process.
+running=0
+for target in "${targets[@]}"; do
+  if ((running >= JOBS)); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+wait
+
 passed=0 failed=()
 for target in "${targets[@]}"; do
   binary="$BUILD/tests/fuzz/fuzz_$target"
-  seeds="tests/fuzz/corpus/$target"
-  found="$BUILD/fuzz-corpus/$target"
-  artifacts="$BUILD/fuzz-artifacts/$target"
   log="$BUILD/fuzz-logs/$target.log"
-  mkdir -p "$found" "$artifacts" "$(dirname "$log")"
-  [[ -x $binary ]] || { echo "fuzz: no target '$target' ($binary)" >&2; exit 2; }
-  [[ -d $seeds ]] || { echo "fuzz: no seed corpus $seeds" >&2; exit 2; }
-  args=(-max_total_time="$SECONDS_EACH" -timeout=25 -rss_limit_mb=2048
-        -artifact_prefix="$artifacts/" -print_final_stats=1)
-  [[ -f tests/fuzz/$target.dict ]] && args+=(-dict="tests/fuzz/$target.dict")
-  # The first directory receives what the run finds; the seeds stay as they are.
-  if "$binary" "${args[@]}" "$found" "$seeds" >"$log" 2>&1; then
+  if [[ $(cat "${log%.log}.outcome" 2>/dev/null) == ok ]]; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "fuzz: $target ok (${runs:-?} runs in ${SECONDS_EACH}s)"
     passed=$((passed + 1))

@@ -1,12 +1,34 @@
 #include "comm/mpi_comm.h"
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include "comm/mpi_error.h"
 
 namespace cairn {
 namespace {
+
+// Completes a nonblocking MPI call started with result `started`, polling
+// MPI and giving the core away between polls. A rank that reaches a
+// collective first would otherwise spin in MPI on a core that a rank still
+// working, or Cairn's own background threads (drains, ECC encodes, the
+// slot reservation), may share: with ranks oversubscribed on a node, or
+// more threads than cores. On a core of its own, yield returns at once and
+// the wait polls as MPI's blocking call would.
+Status Complete(int started, MPI_Request* requests, int count, const char* what) {
+  if (started != MPI_SUCCESS) return MpiError(started, what);
+  int done = 0;
+  while (true) {
+    const int rc = MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return MpiError(rc, what);
+    if (done) return Status::Ok();
+    std::this_thread::yield();
+  }
+}
+Status Complete(int started, MPI_Request& request, const char* what) {
+  return Complete(started, &request, 1, what);
+}
 
 class MpiComm final : public Comm {
  public:
@@ -84,54 +106,56 @@ class MpiComm final : public Comm {
   MPI_Comm handle() const { return comm_; }
 
   Status Barrier() override {
-    CAIRN_MPI(MPI_Barrier(comm_), "MPI_Barrier");
-    return Status::Ok();
+    MPI_Request r;
+    return Complete(MPI_Ibarrier(comm_, &r), r, "MPI_Barrier");
   }
   Status AllreduceMin(std::vector<int64_t>& v) override {
-    CAIRN_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T,
-                            MPI_MIN, comm_),
-              "MPI_Allreduce(min)");
-    return Status::Ok();
+    MPI_Request r;
+    return Complete(MPI_Iallreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()),
+                                   MPI_INT64_T, MPI_MIN, comm_, &r),
+                    r, "MPI_Allreduce(min)");
   }
   Status AllreduceMax(std::vector<int64_t>& v) override {
-    CAIRN_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T,
-                            MPI_MAX, comm_),
-              "MPI_Allreduce(max)");
-    return Status::Ok();
+    MPI_Request r;
+    return Complete(MPI_Iallreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()),
+                                   MPI_INT64_T, MPI_MAX, comm_, &r),
+                    r, "MPI_Allreduce(max)");
   }
   Status AllreduceSum(std::vector<double>& v) override {
-    CAIRN_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE,
-                            MPI_SUM, comm_),
-              "MPI_Allreduce(sum)");
-    return Status::Ok();
+    MPI_Request r;
+    return Complete(MPI_Iallreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()),
+                                   MPI_DOUBLE, MPI_SUM, comm_, &r),
+                    r, "MPI_Allreduce(sum)");
   }
   Result<std::vector<int64_t>> Allgather(int64_t value) override {
-    std::vector<int64_t> out(static_cast<size_t>(size_));
-    CAIRN_MPI(MPI_Allgather(&value, 1, MPI_INT64_T, out.data(), 1, MPI_INT64_T, comm_),
-              "MPI_Allgather");
-    return out;
+    return AllgatherWords({value});
   }
 
   Status NodeBarrier() override {
-    CAIRN_MPI(MPI_Barrier(node_comm_), "MPI_Barrier (node)");
-    return Status::Ok();
+    MPI_Request r;
+    return Complete(MPI_Ibarrier(node_comm_, &r), r, "MPI_Barrier (node)");
   }
 
   Result<std::vector<int64_t>> AllgatherWords(const std::vector<int64_t>& values) override {
     std::vector<int64_t> out(values.size() * static_cast<size_t>(size_));
     int n = static_cast<int>(values.size());
-    CAIRN_MPI(MPI_Allgather(values.data(), n, MPI_INT64_T, out.data(), n, MPI_INT64_T, comm_),
-              "MPI_Allgather");
+    MPI_Request r;
+    CAIRN_RETURN_IF_ERROR(Complete(MPI_Iallgather(values.data(), n, MPI_INT64_T, out.data(), n,
+                                                  MPI_INT64_T, comm_, &r),
+                                   r, "MPI_Allgather"));
     return out;
   }
 
   Status Broadcast(std::string* bytes, int root) override {
     int64_t size = static_cast<int64_t>(bytes->size());
-    CAIRN_MPI(MPI_Bcast(&size, 1, MPI_INT64_T, root, comm_), "MPI_Bcast (size)");
+    MPI_Request r;
+    CAIRN_RETURN_IF_ERROR(
+        Complete(MPI_Ibcast(&size, 1, MPI_INT64_T, root, comm_, &r), r, "MPI_Bcast (size)"));
     bytes->resize(static_cast<size_t>(size));
     for (uint64_t off = 0; off < static_cast<uint64_t>(size); off += kPiece) {
       const int n = PieceLength(static_cast<uint64_t>(size), off);
-      CAIRN_MPI(MPI_Bcast(bytes->data() + off, n, MPI_CHAR, root, comm_), "MPI_Bcast");
+      CAIRN_RETURN_IF_ERROR(
+          Complete(MPI_Ibcast(bytes->data() + off, n, MPI_CHAR, root, comm_, &r), r, "MPI_Bcast"));
     }
     return Status::Ok();
   }
@@ -145,9 +169,8 @@ class MpiComm final : public Comm {
     // can still consume the message piece by piece and report it.
     uint64_t send_length = send.size();
     uint64_t announced = recv.size();
-    CAIRN_MPI(MPI_Sendrecv(&send_length, 1, MPI_UINT64_T, to, kPointToPointTag, &announced, 1,
-                           MPI_UINT64_T, from, kPointToPointTag, comm_, MPI_STATUS_IGNORE),
-              "MPI_Sendrecv (length)");
+    CAIRN_RETURN_IF_ERROR(Exchange(&send_length, 1, MPI_UINT64_T, to, &announced, 1,
+                                   MPI_UINT64_T, from, "MPI_Sendrecv (length)"));
     const bool fits = announced == recv.size();
     std::vector<uint8_t> drain(fits ? 0 : static_cast<size_t>(std::min<uint64_t>(announced, kPiece)));
     const uint64_t pieces = std::max(PieceCount(send.size()), PieceCount(announced));
@@ -156,18 +179,29 @@ class MpiComm final : public Comm {
       const int send_count = PieceLength(send.size(), off);
       const int recv_count = PieceLength(announced, off);
       uint8_t* into = fits ? recv.data() + off : drain.data();
-      CAIRN_MPI(MPI_Sendrecv(send_count > 0 ? send.data() + off : nullptr, send_count, MPI_BYTE,
-                             send_count > 0 ? to : MPI_PROC_NULL, kPointToPointTag,
-                             recv_count > 0 ? into : nullptr, recv_count, MPI_BYTE,
-                             recv_count > 0 ? from : MPI_PROC_NULL, kPointToPointTag, comm_,
-                             MPI_STATUS_IGNORE),
-                "MPI_Sendrecv");
+      CAIRN_RETURN_IF_ERROR(Exchange(send_count > 0 ? send.data() + off : nullptr, send_count,
+                                     MPI_BYTE, send_count > 0 ? to : MPI_PROC_NULL,
+                                     recv_count > 0 ? into : nullptr, recv_count, MPI_BYTE,
+                                     recv_count > 0 ? from : MPI_PROC_NULL, "MPI_Sendrecv"));
     }
     if (!fits && from != MPI_PROC_NULL) return LengthMismatch(source, announced, recv.size());
     return Status::Ok();
   }
 
  private:
+  // MPI_Sendrecv, completed as every call here is (Complete).
+  Status Exchange(const void* send, int send_count, MPI_Datatype send_type, int to, void* recv,
+                  int recv_count, MPI_Datatype recv_type, int from, const char* what) {
+    MPI_Request r[2];
+    CAIRN_MPI(MPI_Irecv(recv, recv_count, recv_type, from, kPointToPointTag, comm_, &r[0]), what);
+    const int started = MPI_Isend(send, send_count, send_type, to, kPointToPointTag, comm_, &r[1]);
+    if (started != MPI_SUCCESS) {
+      MPI_Cancel(&r[0]);
+      MPI_Request_free(&r[0]);
+    }
+    return Complete(started, r, 2, what);
+  }
+
   // MPI counts are int: large buffers move in pieces of at most 1 GiB.
   static constexpr uint64_t kPiece = uint64_t{1} << 30;
   // One tag is enough: MPI's non-overtaking rule keeps the order of the

@@ -8,8 +8,6 @@ namespace cairn {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'A', 'I', 'R', 'N', 'I', 'P', 'V'};
-constexpr size_t kHeaderCrcOffset = 40;  // CRC32C of bytes [0, 40)
-constexpr size_t kRecordCrcOffset = 16;  // CRC32C of bytes [0, 16) of a record
 
 // Fields are little-endian, which is the host's order on x86-64, the only
 // architecture with the flush instructions persistent arrays need.
@@ -42,13 +40,13 @@ void EncodePmemArrayHeader(const PmemArrayShape& shape, uint8_t* page) {
   Put<uint64_t>(page, 16, shape.elem_size);
   Put<uint64_t>(page, 24, shape.count);
   Put<uint64_t>(page, 32, shape.copy_bytes);
-  Put<uint32_t>(page, kHeaderCrcOffset, Crc32c(page, kHeaderCrcOffset));
+  Put<uint32_t>(page, kPmemArrayHeaderCrcOffset, Crc32c(page, kPmemArrayHeaderCrcOffset));
 }
 
 Result<PmemArrayShape> DecodePmemArrayHeader(const uint8_t* page, uint64_t file_size,
                                              const std::string& origin) {
   if (file_size < kPmemArrayHeaderBytes || std::memcmp(page, kMagic, sizeof(kMagic)) != 0 ||
-      Get<uint32_t>(page, kHeaderCrcOffset) != Crc32c(page, kHeaderCrcOffset)) {
+      Get<uint32_t>(page, kPmemArrayHeaderCrcOffset) != Crc32c(page, kPmemArrayHeaderCrcOffset)) {
     return Error(Code::kCorrupt, "'{}' is not a Cairn persistent array (bad magic or header CRC)",
                  origin);
   }
@@ -76,11 +74,13 @@ void EncodeEpochRecord(const EpochRecord& record, uint8_t* line) {
   Put<int64_t>(line, 0, record.iteration);
   Put<uint32_t>(line, 8, static_cast<uint32_t>(record.consistent));
   Put<uint32_t>(line, 12, static_cast<uint32_t>(record.mode));
-  Put<uint32_t>(line, kRecordCrcOffset, Crc32c(line, kRecordCrcOffset));
+  Put<uint32_t>(line, kEpochRecordCrcOffset, Crc32c(line, kEpochRecordCrcOffset));
 }
 
 std::optional<EpochRecord> DecodeEpochRecord(const uint8_t* line) {
-  if (Crc32c(line, kRecordCrcOffset) != Get<uint32_t>(line, kRecordCrcOffset)) return std::nullopt;
+  if (Crc32c(line, kEpochRecordCrcOffset) != Get<uint32_t>(line, kEpochRecordCrcOffset)) {
+    return std::nullopt;
+  }
   const int64_t iteration = Get<int64_t>(line, 0);
   const uint32_t consistent = Get<uint32_t>(line, 8);
   const uint32_t mode = Get<uint32_t>(line, 12);

@@ -25,6 +25,10 @@ inline constexpr uint64_t kPmemArrayPageBytes = 4096;
 // cache line each, so that a record is persisted by one line flush.
 inline constexpr size_t kEpochRecordOffset[2] = {64, 128};
 inline constexpr size_t kEpochRecordBytes = 64;
+// Where each CRC32C is: the header's covers the page's bytes before it, a
+// record's the record's bytes before it.
+inline constexpr size_t kPmemArrayHeaderCrcOffset = 40;
+inline constexpr size_t kEpochRecordCrcOffset = 16;
 
 struct PmemArrayShape {
   uint64_t elem_size = 0;

@@ -17,9 +17,6 @@
 namespace cairn::fuzz {
 namespace {
 
-constexpr size_t kHeaderCrcOffset = 40;
-constexpr size_t kRecordCrcOffset = 16;
-
 void FuzzOne(const std::string& input) {
   if (input.size() < 9) return;
   const uint8_t flags = static_cast<uint8_t>(input[0]);
@@ -27,11 +24,11 @@ void FuzzOne(const std::string& input) {
   std::memcpy(&file_size, input.data() + 1, 8);
   std::string page = input.substr(9, kPmemArrayHeaderBytes);
   page.resize(kPmemArrayHeaderBytes, '\0');
-  if (flags & 1) RestoreCrc32c(&page, kHeaderCrcOffset, kHeaderCrcOffset);
+  if (flags & 1) RestoreCrc32c(&page, kPmemArrayHeaderCrcOffset, kPmemArrayHeaderCrcOffset);
   for (int i = 0; i < 2; ++i) {
     if (!(flags & (2 << i))) continue;
     std::string line = page.substr(kEpochRecordOffset[i], kEpochRecordBytes);
-    RestoreCrc32c(&line, kRecordCrcOffset, kRecordCrcOffset);
+    RestoreCrc32c(&line, kEpochRecordCrcOffset, kEpochRecordCrcOffset);
     page.replace(kEpochRecordOffset[i], kEpochRecordBytes, line);
   }
   const auto* bytes = reinterpret_cast<const uint8_t*>(page.data());
@@ -41,13 +38,15 @@ void FuzzOne(const std::string& input) {
   if (!shape.ok()) {
     CheckRefusal(shape.status(), Code::kCorrupt, origin);
   } else {
-    CAIRN_FUZZ_CHECK(shape->FileBytes() <= file_size && shape->copy_bytes % kPmemArrayPageBytes == 0 &&
+    CAIRN_FUZZ_CHECK(shape->FileBytes() <= file_size &&
+                         shape->copy_bytes % kPmemArrayPageBytes == 0 &&
                          shape->copy_bytes / shape->elem_size >= shape->count,
                      "shape {} x {} bytes, {} per copy, accepted for a file of {} bytes",
                      shape->count, shape->elem_size, shape->copy_bytes, file_size);
     std::string encoded(kPmemArrayHeaderBytes, '\0');
     EncodePmemArrayHeader(*shape, reinterpret_cast<uint8_t*>(encoded.data()));
-    CAIRN_FUZZ_CHECK(encoded.compare(0, kHeaderCrcOffset + 4, page, 0, kHeaderCrcOffset + 4) == 0,
+    const size_t header_fields = kPmemArrayHeaderCrcOffset + 4;
+    CAIRN_FUZZ_CHECK(encoded.compare(0, header_fields, page, 0, header_fields) == 0,
                      "the header does not encode back to its bytes");
   }
 
@@ -59,7 +58,7 @@ void FuzzOne(const std::string& input) {
                      "record of iteration {} passed over", record->iteration);
     uint8_t line[kEpochRecordBytes];
     EncodeEpochRecord(*record, line);
-    CAIRN_FUZZ_CHECK(std::memcmp(line, bytes + offset, kRecordCrcOffset + 4) == 0,
+    CAIRN_FUZZ_CHECK(std::memcmp(line, bytes + offset, kEpochRecordCrcOffset + 4) == 0,
                      "the record at {} does not encode back to its bytes", offset);
   }
   if (newest) {

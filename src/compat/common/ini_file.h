@@ -21,11 +21,11 @@ struct IniEntry {
   int line = 0;
 };
 
-// Parses configuration text; `origin` names it in errors. Blank lines and lines whose first non-blank
-// character is '#' or ';' are skipped; keys and sections are kept as written
-// (callers compare case-insensitively where their peer does). A line that is
-// neither a section, a comment nor a key=value is an error naming the
-// origin and line.
+// Parses configuration text; `origin` names it in errors. Blank lines and
+// lines whose first non-blank character is '#' or ';' are skipped; keys and
+// sections are kept as written (callers compare case-insensitively where
+// their peer does). A line that is neither a section, a comment nor a
+// key=value is an error naming the origin and line.
 Result<std::vector<IniEntry>> ParseIni(const std::string& text, const std::string& origin);
 // ParseIni of the file at `path`; a file that cannot be read is an error
 // naming it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kill_campaign.sh [N] [BUILD_DIR] — the MPI kill campaign for longer than CI
-# runs it (CI: 60 trials from a random seed). A soak: scripts/kill_campaign.sh 10000 (two
-# trials side by side, about 1.8 s per trial on 2 cores; every failure
+# runs it (CI: 100 trials from a random seed). A soak: scripts/kill_campaign.sh 10000
+# (two trials side by side, about 2.1 s per trial on 2 cores; every failure
 # prints the seed that repeats it).
 set -euo pipefail
 N=${1:-1000}

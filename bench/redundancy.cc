@@ -8,7 +8,12 @@
 // the raw ISA-L encode of this rank's share without any transfer, and an
 // MPI_Sendrecv around a ring of as many bytes as the encode moves per
 // rank. Then the ranks of virtual node 0 drop their copies and the group
-// rebuilds them. Times are the slowest rank's, best of N repetitions.
+// rebuilds them. Times are the slowest rank's. Each repetition measures
+// the encode and both baselines one after the other, so that all three see
+// the same state of a shared machine, and each figure is the median over
+// the repetitions, after one warm-up (the engine keeps its buffers from
+// one version to the next, so their first page faults are not the
+// encode's).
 // One JSON object per scheme and line with --json (fields scheme, ranks,
 // bytes_per_rank, encode_seconds, raw_encode_seconds, transfer_seconds,
 // ratio = encode / (raw_encode + transfer), rebuild_seconds), a table
@@ -36,7 +41,7 @@ using cairn::RedundancyScheme;
 
 struct Options {
   double mib = 64;
-  int reps = 3;
+  int reps = 5;
   int ranks_per_node = 1;
   int parity = 2;
   bool json = false;
@@ -46,18 +51,14 @@ struct Figures {
   double encode = 0, raw = 0, transfer = 0, rebuild = 0;
 };
 
-// The slowest rank's seconds for body(), best of reps.
-double Timed(int reps, const std::function<void()>& body) {
-  double best = 1e300;
-  for (int i = 0; i < reps; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const auto start = std::chrono::steady_clock::now();
-    body();
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    best = std::min(best, seconds);
-  }
-  return best;
+// The slowest rank's seconds for one run of body().
+double Timed(const std::function<void()>& body) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto start = std::chrono::steady_clock::now();
+  body();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return seconds;
 }
 
 // What one rank computes in the group encode, without moving anything: its
@@ -100,10 +101,11 @@ cairn::Status RunScheme(cairn::Comm& comm, const Options& o, RedundancyScheme sc
   cairn::GroupEncoder encoder(&comm, &plan, settings);
   cairn::GroupParity parity;
   cairn::Status status;
-  f->encode = Timed(o.reps, [&] {
+  auto encode = [&] {
     cairn::Status s = encoder.Encode(1, part.span(), &parity);
     if (!s.ok()) status = s;
-  });
+  };
+  Timed(encode);  // warm-up: sizes the buffers, and tells the chunk size
   CAIRN_RETURN_IF_ERROR(comm.Agree(status));
 
   // The raw encode works on the same padded pieces as the group encode.
@@ -111,10 +113,22 @@ cairn::Status RunScheme(cairn::Comm& comm, const Options& o, RedundancyScheme sc
   cairn::AlignedBuffer padded(layout.data_pieces() * chunk), rows(layout.parity_rows() * chunk);
   std::memcpy(padded.data(), part.data(), part.size());
   std::memset(padded.data() + part.size(), 0, padded.size() - part.size());
-  f->raw = Timed(o.reps, [&] { RawEncode(layout, padded, chunk, rows); });
-
   std::vector<uint8_t> out(layout.data_pieces() * layout.parity_rows() * chunk, 1), in(out.size());
-  f->transfer = Timed(o.reps, [&] { RingTransfer(out, in); });
+  auto raw = [&] { RawEncode(layout, padded, chunk, rows); };
+  auto transfer = [&] { RingTransfer(out, in); };
+  Timed(raw);
+  Timed(transfer);
+
+  std::vector<double> encodes, raws, transfers;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    encodes.push_back(Timed(encode));
+    raws.push_back(Timed(raw));
+    transfers.push_back(Timed(transfer));
+  }
+  CAIRN_RETURN_IF_ERROR(comm.Agree(status));
+  f->encode = cairn_bench::Median(encodes);
+  f->raw = cairn_bench::Median(raws);
+  f->transfer = cairn_bench::Median(transfers);
 
   // Virtual node 0 loses its copies; its groups rebuild them.
   cairn::LocalCopy local;
@@ -122,7 +136,7 @@ cairn::Status RunScheme(cairn::Comm& comm, const Options& o, RedundancyScheme sc
     local.part = part.span();
     local.parity = &parity;
   }
-  f->rebuild = Timed(1, [&] {
+  f->rebuild = Timed([&] {
     auto rebuilt = cairn::RebuildGroupParts(comm, plan, settings, 1, local);
     if (!rebuilt.ok()) status = rebuilt.status();
   });
@@ -136,7 +150,7 @@ int Main(int argc, char** argv) {
   Options o;
   CLI::App app("Cost of partner/XOR/Reed-Solomon protection across nodes (docs/redundancy.md)");
   app.add_option("--mib", o.mib, "MiB of part per rank")->check(cairn_bench::FiniteRange(0, 1 << 20));
-  app.add_option("--reps", o.reps, "repetitions; the best is reported")->check(CLI::Range(1, 1000));
+  app.add_option("--reps", o.reps, "repetitions; the medians are reported")->check(CLI::Range(1, 1000));
   app.add_option("--ranks-per-node", o.ranks_per_node, "ranks per virtual node")
       ->check(CLI::Range(1, 1 << 20));
   app.add_option("--parity", o.parity, "parities of the rs scheme")->check(CLI::Range(1, 254));

@@ -39,12 +39,14 @@ struct GroupParity {
 };
 
 // Pieces and parity rows move in slices of this many bytes, in the encode
-// and in the rebuild (a multiple of
-// kCombineAlign and of the CRC32C block, so that per-slice block CRC32Cs
-// add up to a row's): large enough that the per-message cost vanishes,
-// small enough that a slice stays in cache between its arrival, its
-// combine and its departure.
-inline constexpr uint64_t kSliceBytes = uint64_t{4} << 20;
+// and in the rebuild (a multiple of kCombineAlign and of the CRC32C block,
+// so that per-slice block CRC32Cs add up to a row's): large enough that the
+// per-message cost vanishes, small enough that a slice stays in cache
+// between its arrival, its combine and its departure, and that the ranks of
+// a ring overlap one another's combining with their transfers. 2 MiB: at 4
+// ranks x 64 MiB on 2 cores, interleaved runs put rs at 0.93-1.13 x its
+// baseline with 2 MiB, 1.06-1.27 with 4 MiB and 1.18-1.33 with 16 MiB.
+inline constexpr uint64_t kSliceBytes = uint64_t{2} << 20;
 
 // Encodes versions one after another, keeping its working buffers (and
 // the caller's parity rows) from one version to the next, so that their

@@ -6,6 +6,9 @@
 //          [--second-loss] [--placement ssd]
 //          [--expect rebuilt|pfs|error] [--seed N]
 //
+// Without --seed (or with 0), rank 0 draws one, so that every run loses
+// other nodes after another number of versions; the seed is printed, and
+// --seed repeats a run.
 // Run 1 protects a buffer per rank (sizes differ by rank), checkpoints
 // versions 1..K (K random, from the seed) and finalizes. Rank 0 then
 // deletes the node-local directories of --lose random virtual nodes (and,
@@ -60,7 +63,7 @@ struct Options {
   std::string placement = "memory";
   bool second_loss = false;
   std::string expect = "rebuilt";
-  unsigned seed = 1;
+  unsigned seed = 0;  // 0: drawn at random by rank 0, so that each run tries other nodes
   // "" (the scenario above), "endless" (checkpoint versions 1, 2, ... in
   // --dir until killed, printing each), "restore-any" (restart from the
   // newest recoverable version in --dir and compare it bit for bit).
@@ -369,6 +372,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   Options o = Parse(argc, argv);
+  if (o.seed == 0 && g_rank == 0) o.seed = 1 + std::random_device{}() % 1000000;
+  MPI_Bcast(&o.seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
   char dir[256] = {};
   char shm[256] = {};
   if (!o.mode.empty()) {

@@ -109,6 +109,7 @@ struct Options {
   bool prime = true;       // hand every timed step a pool of recently freed pages
   int busy = 0;            // spinning threads per node during every case
   bool ecc = false;        // memory checkpoints with tiers.memory.ecc none, normal, strong
+  int ecc_rounds = 3;      // --ecc: rounds of the five modes, one after the other
 };
 
 // Parses the command line into *o. Returns nullopt to go on, else the exit
@@ -157,6 +158,11 @@ std::optional<int> ParseOptions(int argc, char** argv, Options* o, bool speaker)
                "also time memory-tier checkpoints with tiers.memory.ecc = none, normal and "
                "strong, and normal and strong with ecc_sync, each in its own instance (fields "
                "ecc, ecc_sync, ratio_to_none and ecc_window_seconds)");
+  app.add_option("--ecc-rounds", o->ecc_rounds,
+                 "--ecc: rounds of the modes one after the other; ratio_to_none is the median "
+                 "of each round's ratio to that round's ecc = none")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv, speaker)) return exit;
   o->prime = !no_prime;
   if (!tiers.empty()) {
@@ -558,7 +564,7 @@ struct CaseResult {
   double resident_fraction = 0.0;      // ssd restart: worst page-cache residency left
   std::string ecc;                     // --ecc cases: tiers.memory.ecc
   bool ecc_sync = false;               // --ecc cases: tiers.memory.ecc_sync
-  double ratio_to_none = 0.0;          // --ecc cases: median against the ecc = none case's
+  double ratio_to_none = 0.0;          // --ecc cases: median over rounds against ecc = none's
   // --ecc cases with a sidecar: per version, the slowest rank's seconds from
   // the commit to ECC protection (cairn_checkpoint_info.ecc_protected_after).
   std::vector<double> ecc_window;
@@ -1123,15 +1129,84 @@ std::vector<double> SlowestRank(const World& w, std::vector<double> samples) {
 }
 
 // --ecc: memory-tier checkpoints with tiers.memory.ecc = none, normal and
-// strong, each mode in a fresh instance (the setting is read at init), as
-// the steady checkpoint case measures them (one warm-up, reps timed, new
-// data each version; baselines as for that case). The modes run one after
-// the other, so a change of load between them shows in ratio_to_none:
-// read it together with each mode's own memcpy ratio. The sidecar is
-// encoded after the call returns: right after each call (untimed, so that
-// the encode overlaps no baseline) the case waits for it, and records the
-// wait (cairn_wait_seconds) and the encode window the library reports
-// (ecc_window_seconds: commit to protected, the slowest rank's).
+// strong (and the last two with ecc_sync), each mode in a fresh instance
+// (the setting is read at init), as the steady checkpoint case measures
+// them (one warm-up, reps timed, new data each version; baselines as for
+// that case). The modes run one after the other in --ecc-rounds rounds,
+// so that a change of load on a shared machine falls into every mode
+// alike: each round's ratio is the mode's median against the none case's
+// of the same round, and ratio_to_none is the median of those ratios. The
+// sidecar is encoded after the call returns: right after each call
+// (untimed, so that the encode overlaps no baseline) the case waits for
+// it, and records the wait (cairn_wait_seconds) and the encode window the
+// library reports (ecc_window_seconds: commit to protected, the slowest
+// rank's).
+struct EccCase {
+  const char* mode;
+  bool sync;  // tiers.memory.ecc_sync: the sidecar encoded inside the call (the A of the A/B)
+};
+
+// One round of one mode: a fresh instance, a warm-up and reps versions,
+// whose samples are appended to *ck.
+bool RunEccRound(Run& r, const EccCase& c, const std::string& raw_dir, ShmMap& shm_dst,
+                 CaseResult* ck) {
+  const int rank = r.w.rank;
+  void* buf = r.buf->p;
+  const std::string mode = c.mode;
+  const std::string label = mode + (c.sync ? "-sync" : "");
+  std::string config;
+  if (!WriteConfig(r, "memory", &config, mode, c.sync) || !CairnOpen(r, config)) return false;
+  const std::string name = "bench_ecc_" + label;
+  int version = 0;
+  std::vector<double> waits, windows;  // this rank's, per timed version
+  std::vector<Method> methods;
+  methods.push_back({-1, "cairn", nullptr,
+                     [&](std::string* e) {
+                       int rc = cairn_checkpoint(name.c_str(), version);
+                       return rc == CAIRN_SUCCESS || CairnFailed("cairn_checkpoint", rc, e);
+                     },
+                     [&](std::string* e) {
+                       return WaitForEncode(version > 0, &waits, &windows, e);
+                     }});
+  methods.push_back({0, "raw", nullptr,
+                     [&](std::string* e) {
+                       return WriteFreshFile(RawPath(raw_dir, "raw", rank, version), buf, r.bytes,
+                                             false, Sync::kNone, e);
+                     },
+                     [&](std::string*) {
+                       RemoveFile(RawPath(raw_dir, "raw", rank, version));
+                       return true;
+                     }});
+  methods.push_back({1, "memcpy", nullptr,
+                     [&](std::string*) {
+                       std::memcpy(shm_dst.p, buf, r.bytes);
+                       return true;
+                     },
+                     nullptr});
+  // Background work (the reservation of the instance's slots before the
+  // first version) is waited for before each version.
+  for (version = 0; version <= r.opt.reps; ++version) {
+    FillRandom(buf, r.bytes, r.opt.seed, rank, version);
+    double tw = TimeCollective(r.w, "memory checkpoint ecc " + label + " wait",
+                               [](std::string* e) {
+                                 int rc = cairn_checkpoint_wait();
+                                 return rc == CAIRN_SUCCESS ||
+                                        CairnFailed("cairn_checkpoint_wait", rc, e);
+                               },
+                               &r.failure);
+    if (tw < 0) return false;
+    if (!RunRep(r, methods, version, version > 0, ck)) return false;
+  }
+  if (!CairnClose(r)) return false;
+  for (double w : SlowestRank(r.w, waits)) ck->cairn_extra.push_back(w);
+  if (ck->ecc != "none") {
+    for (double w : SlowestRank(r.w, windows)) ck->ecc_window.push_back(w);
+  }
+  MPI_Barrier(r.w.comm);
+  if (r.w.node_rank == 0) RemoveTree(r.shm_dir + "/cairn-ecc-" + label);
+  return true;
+}
+
 bool BenchEcc(Run& r, std::vector<CaseResult>* results) {
   const std::string raw_dir = r.shm_dir + "/raw-ecc";
   std::string error;
@@ -1141,77 +1216,33 @@ bool BenchEcc(Run& r, std::vector<CaseResult>* results) {
     std::fprintf(stderr, "ckpt_bandwidth: rank %d: %s\n", r.w.rank, error.c_str());
     return false;
   }
-  const int rank = r.w.rank;
-  void* buf = r.buf->p;
-  double none_seconds = 0;
-  struct EccCase {
-    const char* mode;
-    bool sync;  // tiers.memory.ecc_sync: the sidecar encoded inside the call (the A of the A/B)
-  };
-  for (const EccCase c : {EccCase{"none", false}, EccCase{"normal", false},
-                          EccCase{"strong", false}, EccCase{"normal", true},
-                          EccCase{"strong", true}}) {
-    const std::string mode = c.mode;
-    const std::string label = mode + (c.sync ? "-sync" : "");
-    std::string config;
-    if (!WriteConfig(r, "memory", &config, mode, c.sync) || !CairnOpen(r, config)) return false;
-    const std::string name = "bench_ecc_" + label;
-    CaseResult ck;
-    ck.tier = "memory";
-    ck.op = "checkpoint";
-    ck.ecc = mode;
-    ck.ecc_sync = c.sync;
-    ck.cairn_extra_key = "cairn_wait_seconds";
-    ck.baselines = {{"raw", "write() into a fresh file on /dev/shm", {}},
-                    {"memcpy", "memcpy into already-mapped, already-faulted /dev/shm pages", {}}};
-    int version = 0;
-    std::vector<double> waits, windows;  // this rank's, per timed version
-    std::vector<Method> methods;
-    methods.push_back({-1, "cairn", nullptr,
-                       [&](std::string* e) {
-                         int rc = cairn_checkpoint(name.c_str(), version);
-                         return rc == CAIRN_SUCCESS || CairnFailed("cairn_checkpoint", rc, e);
-                       },
-                       [&](std::string* e) {
-                         return WaitForEncode(version > 0, &waits, &windows, e);
-                       }});
-    methods.push_back({0, "raw", nullptr,
-                       [&](std::string* e) {
-                         return WriteFreshFile(RawPath(raw_dir, "raw", rank, version), buf, r.bytes,
-                                               false, Sync::kNone, e);
-                       },
-                       [&](std::string*) {
-                         RemoveFile(RawPath(raw_dir, "raw", rank, version));
-                         return true;
-                       }});
-    methods.push_back({1, "memcpy", nullptr,
-                       [&](std::string*) {
-                         std::memcpy(shm_dst.p, buf, r.bytes);
-                         return true;
-                       },
-                       nullptr});
-    // Background work (the reservation of the instance's slots before the
-    // first version) is waited for before each version.
-    for (version = 0; version <= r.opt.reps; ++version) {
-      FillRandom(buf, r.bytes, r.opt.seed, rank, version);
-      double tw = TimeCollective(r.w, "memory checkpoint ecc " + label + " wait",
-                                 [](std::string* e) {
-                                   int rc = cairn_checkpoint_wait();
-                                   return rc == CAIRN_SUCCESS ||
-                                          CairnFailed("cairn_checkpoint_wait", rc, e);
-                                 },
-                                 &r.failure);
-      if (tw < 0) return false;
-      if (!RunRep(r, methods, version, version > 0, &ck)) return false;
+  const std::vector<EccCase> cases = {{"none", false}, {"normal", false}, {"strong", false},
+                                      {"normal", true}, {"strong", true}};
+  std::vector<CaseResult> ck(cases.size());
+  std::vector<std::vector<double>> round_ratios(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    ck[i].tier = "memory";
+    ck[i].op = "checkpoint";
+    ck[i].ecc = cases[i].mode;
+    ck[i].ecc_sync = cases[i].sync;
+    ck[i].cairn_extra_key = "cairn_wait_seconds";
+    ck[i].baselines = {{"raw", "write() into a fresh file on /dev/shm", {}},
+                       {"memcpy", "memcpy into already-mapped, already-faulted /dev/shm pages", {}}};
+  }
+  for (int round = 0; round < r.opt.ecc_rounds; ++round) {
+    double none_seconds = 0;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const size_t before = ck[i].cairn.size();
+      if (!RunEccRound(r, cases[i], raw_dir, shm_dst, &ck[i])) return false;
+      const double median = cairn_bench::Median(
+          {ck[i].cairn.begin() + static_cast<std::ptrdiff_t>(before), ck[i].cairn.end()});
+      if (i == 0) none_seconds = median;
+      round_ratios[i].push_back(none_seconds > 0 ? median / none_seconds : 0.0);
     }
-    if (!CairnClose(r)) return false;
-    ck.cairn_extra = SlowestRank(r.w, waits);
-    if (ck.ecc != "none") ck.ecc_window = SlowestRank(r.w, windows);
-    MPI_Barrier(r.w.comm);
-    if (r.w.node_rank == 0) RemoveTree(r.shm_dir + "/cairn-ecc-" + label);
-    if (ck.ecc == "none") none_seconds = cairn_bench::Median(ck.cairn);
-    ck.ratio_to_none = none_seconds > 0 ? cairn_bench::Median(ck.cairn) / none_seconds : 0.0;
-    results->push_back(ck);
+  }
+  for (size_t i = 0; i < cases.size(); ++i) {
+    ck[i].ratio_to_none = cairn_bench::Median(round_ratios[i]);
+    results->push_back(std::move(ck[i]));
   }
   return true;
 }

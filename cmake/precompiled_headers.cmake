@@ -18,6 +18,7 @@ function(cairn_pch_anchor name)
   cmake_parse_arguments(P "" "FOR" "LIBS;HEADERS" ${ARGN})
   add_library(${name} OBJECT ${PROJECT_SOURCE_DIR}/cmake/pch_anchor.cc)
   target_link_libraries(${name} PRIVATE ${P_LIBS})
+  set_property(TARGET ${name} PROPERTY CAIRN_PCH_LIBS ${P_LIBS})
   target_precompile_headers(${name} PRIVATE ${P_HEADERS})
   if(P_FOR STREQUAL "executables" AND CMAKE_POSITION_INDEPENDENT_CODE)
     set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE OFF)
@@ -26,10 +27,14 @@ function(cairn_pch_anchor name)
 endfunction()
 
 # cairn_use_pch(TARGET ANCHOR): TARGET's C++ sources start from ANCHOR's
-# precompiled header.
+# precompiled header. TARGET also gets the anchor's libraries' usage
+# requirements (FMT_SHARED from fmt::fmt, say): a header precompiled under
+# other definitions is not used (-Winvalid-pch says so).
 function(cairn_use_pch target anchor)
   if(CAIRN_PCH AND TARGET ${anchor})
     target_precompile_headers(${target} REUSE_FROM ${anchor})
+    get_target_property(libraries ${anchor} CAIRN_PCH_LIBS)
+    target_link_libraries(${target} PRIVATE ${libraries})
   endif()
 endfunction()
 

@@ -812,6 +812,52 @@ std::string RawPath(const std::string& dir, const char* kind, int rank, int vers
   return dir + "/" + kind + ".rank" + std::to_string(rank) + ".v" + std::to_string(version);
 }
 
+// cairn_checkpoint_wait() on every rank, timed as TimeCollective times
+// (the slowest rank's seconds; < 0 on failure, recorded in r.failure).
+double TimedWait(Run& r, const std::string& label) {
+  return TimeCollective(r.w, label,
+                        [](std::string* e) {
+                          int rc = cairn_checkpoint_wait();
+                          return rc == CAIRN_SUCCESS ||
+                                 CairnFailed("cairn_checkpoint_wait", rc, e);
+                        },
+                        &r.failure);
+}
+
+// The timed op of a checkpoint case: cairn_checkpoint(name, version), with
+// `version` read at each call.
+std::function<bool(std::string*)> CheckpointOp(const std::string& name, const int& version) {
+  return [&name, &version](std::string* e) {
+    int rc = cairn_checkpoint(name.c_str(), version);
+    return rc == CAIRN_SUCCESS || CairnFailed("cairn_checkpoint", rc, e);
+  };
+}
+
+// The memory tier's checkpoint baselines of a case that makes a fresh
+// file per version: write() of buf into a fresh /dev/shm file named
+// `prefix` (removed after the op), and memcpy into dst's faulted-in pages.
+// `version` is read at each op; `prepare` (may be empty) runs before each.
+void AddFreshShmBaselines(std::vector<Method>* methods, const std::string& raw_dir,
+                          const char* prefix, int rank, void* buf, size_t n,
+                          const int& version, ShmMap& dst,
+                          const std::function<bool(std::string*)>& prepare) {
+  methods->push_back({0, "raw", prepare,
+                      [&raw_dir, prefix, rank, buf, n, &version](std::string* e) {
+                        return WriteFreshFile(RawPath(raw_dir, prefix, rank, version), buf, n,
+                                              false, Sync::kNone, e);
+                      },
+                      [&raw_dir, prefix, rank, &version](std::string*) {
+                        RemoveFile(RawPath(raw_dir, prefix, rank, version));
+                        return true;
+                      }});
+  methods->push_back({1, "memcpy", prepare,
+                      [&dst, buf, n](std::string*) {
+                        std::memcpy(dst.p, buf, n);
+                        return true;
+                      },
+                      nullptr});
+}
+
 // Poisons the buffer so that a restore that does nothing cannot pass.
 bool Poison(Run& r, std::string*) {
   std::memset(r.buf->p, 0xa5, r.bytes);
@@ -860,40 +906,17 @@ bool BenchFirstCheckpoint(Run& r, const std::string& config, const std::string& 
   auto open_fresh = [&](std::string* e) {
     if (!CairnOpen(r, config)) return (*e = "cairn_init or cairn_protect failed", false);
     fill(e);
-    double t = TimeCollective(r.w, "memory first-checkpoint reservation wait",
-                              [](std::string* e2) {
-                                int rc = cairn_checkpoint_wait();
-                                return rc == CAIRN_SUCCESS ||
-                                       CairnFailed("cairn_checkpoint_wait", rc, e2);
-                              },
-                              &r.failure);
+    double t = TimedWait(r, "memory first-checkpoint reservation wait");
     if (keep) fc.cairn_extra.push_back(t);
     return t >= 0;
   };
   std::vector<Method> methods;
   methods.push_back({-1, "cairn", open_fresh,
-                     [&](std::string* e) {
-                       int rc = cairn_checkpoint(name.c_str(), version);
-                       return rc == CAIRN_SUCCESS || CairnFailed("cairn_checkpoint", rc, e);
-                     },
+                     CheckpointOp(name, version),
                      [&](std::string* e) {
                        return CairnClose(r) || (*e = "cairn_finalize failed", false);
                      }});
-  methods.push_back({0, "raw", fill,
-                     [&](std::string* e) {
-                       return WriteFreshFile(RawPath(raw_dir, "first-raw", rank, version), buf, n,
-                                             false, Sync::kNone, e);
-                     },
-                     [&](std::string*) {
-                       RemoveFile(RawPath(raw_dir, "first-raw", rank, version));
-                       return true;
-                     }});
-  methods.push_back({1, "memcpy", fill,
-                     [&](std::string*) {
-                       std::memcpy(shm_dst.p, buf, n);
-                       return true;
-                     },
-                     nullptr});
+  AddFreshShmBaselines(&methods, raw_dir, "first-raw", rank, buf, n, version, shm_dst, fill);
   for (version = 0; version <= r.opt.reps; ++version) {
     keep = version > 0;
     if (!RunRep(r, methods, version, keep, &fc)) return false;
@@ -958,10 +981,7 @@ bool BenchTier(Run& r, const std::string& tier, std::vector<CaseResult>* results
     return true;
   };
   methods.push_back({-1, "cairn", mem ? nullptr : quiet,
-                     [&](std::string* e) {
-                       int rc = cairn_checkpoint(name.c_str(), version);
-                       return rc == CAIRN_SUCCESS || CairnFailed("cairn_checkpoint", rc, e);
-                     },
+                     CheckpointOp(name, version),
                      nullptr});
   if (mem) {
     methods.push_back({0, "raw", nullptr,
@@ -998,13 +1018,7 @@ bool BenchTier(Run& r, const std::string& tier, std::vector<CaseResult>* results
     if (!RunRep(r, methods, version, version > 0, &ck)) return false;
     // Background work (none expected with one tier) is timed apart, so that
     // a library that deferred its sync would show here.
-    double tw = TimeCollective(r.w, tier + " checkpoint cairn_checkpoint_wait",
-                               [](std::string* e) {
-                                 int rc = cairn_checkpoint_wait();
-                                 return rc == CAIRN_SUCCESS ||
-                                        CairnFailed("cairn_checkpoint_wait", rc, e);
-                               },
-                               &r.failure);
+    double tw = TimedWait(r, tier + " checkpoint cairn_checkpoint_wait");
     if (tw < 0) return false;
     if (version > 0) ck.cairn_extra.push_back(tw);
     // Retention of the raw baselines: keep the last two versions.
@@ -1161,39 +1175,16 @@ bool RunEccRound(Run& r, const EccCase& c, const std::string& raw_dir, ShmMap& s
   std::vector<double> waits, windows;  // this rank's, per timed version
   std::vector<Method> methods;
   methods.push_back({-1, "cairn", nullptr,
-                     [&](std::string* e) {
-                       int rc = cairn_checkpoint(name.c_str(), version);
-                       return rc == CAIRN_SUCCESS || CairnFailed("cairn_checkpoint", rc, e);
-                     },
+                     CheckpointOp(name, version),
                      [&](std::string* e) {
                        return WaitForEncode(version > 0, &waits, &windows, e);
                      }});
-  methods.push_back({0, "raw", nullptr,
-                     [&](std::string* e) {
-                       return WriteFreshFile(RawPath(raw_dir, "raw", rank, version), buf, r.bytes,
-                                             false, Sync::kNone, e);
-                     },
-                     [&](std::string*) {
-                       RemoveFile(RawPath(raw_dir, "raw", rank, version));
-                       return true;
-                     }});
-  methods.push_back({1, "memcpy", nullptr,
-                     [&](std::string*) {
-                       std::memcpy(shm_dst.p, buf, r.bytes);
-                       return true;
-                     },
-                     nullptr});
+  AddFreshShmBaselines(&methods, raw_dir, "raw", rank, buf, r.bytes, version, shm_dst, nullptr);
   // Background work (the reservation of the instance's slots before the
   // first version) is waited for before each version.
   for (version = 0; version <= r.opt.reps; ++version) {
     FillRandom(buf, r.bytes, r.opt.seed, rank, version);
-    double tw = TimeCollective(r.w, "memory checkpoint ecc " + label + " wait",
-                               [](std::string* e) {
-                                 int rc = cairn_checkpoint_wait();
-                                 return rc == CAIRN_SUCCESS ||
-                                        CairnFailed("cairn_checkpoint_wait", rc, e);
-                               },
-                               &r.failure);
+    double tw = TimedWait(r, "memory checkpoint ecc " + label + " wait");
     if (tw < 0) return false;
     if (!RunRep(r, methods, version, version > 0, ck)) return false;
   }

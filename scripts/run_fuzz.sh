@@ -31,27 +31,31 @@ if ((${#targets[@]} == 0)); then
 fi
 ((SECONDS_EACH > 0)) || exit 0
 
+# Where a target's binary and its run's log are.
+binary_of() { echo "$BUILD/tests/fuzz/fuzz_$1"; }
+log_of() { echo "$BUILD/fuzz-logs/$1.log"; }
+
 for target in "${targets[@]}"; do
-  [[ -x $BUILD/tests/fuzz/fuzz_$target ]] ||
-    { echo "fuzz: no target '$target' ($BUILD/tests/fuzz/fuzz_$target)" >&2; exit 2; }
+  [[ -x $(binary_of "$target") ]] ||
+    { echo "fuzz: no target '$target' ($(binary_of "$target"))" >&2; exit 2; }
   [[ -d tests/fuzz/corpus/$target ]] ||
     { echo "fuzz: no seed corpus tests/fuzz/corpus/$target" >&2; exit 2; }
 done
 
-# Runs one target over its corpus; its log is $BUILD/fuzz-logs/<target>.log
-# and its outcome, "ok" or "failed", <target>.outcome beside it.
+# Runs one target over its corpus; its log is log_of <target> and its
+# outcome, "ok" or "failed", <target>.outcome beside it.
 fuzz_one() {
   local target=$1
-  local binary="$BUILD/tests/fuzz/fuzz_$target"
   local found="$BUILD/fuzz-corpus/$target"
   local artifacts="$BUILD/fuzz-artifacts/$target"
-  local log="$BUILD/fuzz-logs/$target.log"
+  local log
+  log=$(log_of "$target")
   mkdir -p "$found" "$artifacts" "$(dirname "$log")"
   local args=(-max_total_time="$SECONDS_EACH" -timeout=25 -rss_limit_mb=2048
               -artifact_prefix="$artifacts/" -print_final_stats=1)
   [[ -f tests/fuzz/$target.dict ]] && args+=(-dict="tests/fuzz/$target.dict")
   # The first directory receives what the run finds; the seeds stay as they are.
-  if "$binary" "${args[@]}" "$found" "tests/fuzz/corpus/$target" >"$log" 2>&1; then
+  if "$(binary_of "$target")" "${args[@]}" "$found" "tests/fuzz/corpus/$target" >"$log" 2>&1; then
     echo ok >"${log%.log}.outcome"
   else
     echo failed >"${log%.log}.outcome"
@@ -72,8 +76,7 @@ wait
 
 passed=0 failed=()
 for target in "${targets[@]}"; do
-  binary="$BUILD/tests/fuzz/fuzz_$target"
-  log="$BUILD/fuzz-logs/$target.log"
+  log=$(log_of "$target")
   if [[ $(cat "${log%.log}.outcome" 2>/dev/null) == ok ]]; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "fuzz: $target ok (${runs:-?} runs in ${SECONDS_EACH}s)"
@@ -86,7 +89,7 @@ for target in "${targets[@]}"; do
     input=$(sed -n 's/.*Test unit written to //p' "$log" | tail -n 1)
     if [[ -n $input ]]; then
       echo "fuzz: reproducer: $input"
-      echo "fuzz: replay with: $binary $input"
+      echo "fuzz: replay with: $(binary_of "$target") $input"
     fi
   fi
 done

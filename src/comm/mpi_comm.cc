@@ -110,22 +110,13 @@ class MpiComm final : public Comm {
     return Complete(MPI_Ibarrier(comm_, &r), r, "MPI_Barrier");
   }
   Status AllreduceMin(std::vector<int64_t>& v) override {
-    MPI_Request r;
-    return Complete(MPI_Iallreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()),
-                                   MPI_INT64_T, MPI_MIN, comm_, &r),
-                    r, "MPI_Allreduce(min)");
+    return AllreduceInPlace(v.data(), v.size(), MPI_INT64_T, MPI_MIN, "MPI_Allreduce(min)");
   }
   Status AllreduceMax(std::vector<int64_t>& v) override {
-    MPI_Request r;
-    return Complete(MPI_Iallreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()),
-                                   MPI_INT64_T, MPI_MAX, comm_, &r),
-                    r, "MPI_Allreduce(max)");
+    return AllreduceInPlace(v.data(), v.size(), MPI_INT64_T, MPI_MAX, "MPI_Allreduce(max)");
   }
   Status AllreduceSum(std::vector<double>& v) override {
-    MPI_Request r;
-    return Complete(MPI_Iallreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()),
-                                   MPI_DOUBLE, MPI_SUM, comm_, &r),
-                    r, "MPI_Allreduce(sum)");
+    return AllreduceInPlace(v.data(), v.size(), MPI_DOUBLE, MPI_SUM, "MPI_Allreduce(sum)");
   }
   Result<std::vector<int64_t>> Allgather(int64_t value) override {
     return AllgatherWords({value});
@@ -189,6 +180,14 @@ class MpiComm final : public Comm {
   }
 
  private:
+  // MPI_Allreduce of `count` elements in place, completed as every call
+  // here is (Complete).
+  Status AllreduceInPlace(void* data, size_t count, MPI_Datatype type, MPI_Op op,
+                          const char* what) {
+    MPI_Request r;
+    return Complete(
+        MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), type, op, comm_, &r), r, what);
+  }
   // MPI_Sendrecv, completed as every call here is (Complete).
   Status Exchange(const void* send, int send_count, MPI_Datatype send_type, int to, void* recv,
                   int recv_count, MPI_Datatype recv_type, int from, const char* what) {

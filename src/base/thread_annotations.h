@@ -3,7 +3,7 @@
 // documentation). Other compilers see empty macros. A member written to by
 // several threads names its lock with GUARDED_BY; a function that expects a
 // lock held says REQUIRES, one that takes it itself EXCLUDES.
-// scripts/check_thread_safety.sh runs the analysis over every source file.
+// Every clang build compiles with -Werror=thread-safety (CMakeLists.txt).
 // Thread-safety: macros only.
 #ifndef CAIRN_BASE_THREAD_ANNOTATIONS_H_
 #define CAIRN_BASE_THREAD_ANNOTATIONS_H_

@@ -392,6 +392,11 @@ std::vector<ConfigKey> BuildKeys() {
       "general", "log_level", "warn", "messages printed to stderr",
       {{"debug", "debug"}, {"info", "info"}, {"warn", "warn"}, {"error", "error"}, {"off", "off"}},
       [](Config& c) -> std::string& { return c.log_level; }));
+  keys.push_back(IntKey("general", "background_nice", "19",
+                        "added to the nice value of Cairn's background threads (drains, ECC and "
+                        "redundancy encodes, slot reservation), so that on a core they share "
+                        "with the application, the application runs first; 0: same priority",
+                        0, 19, [](Config& c) -> int64_t& { return c.background_nice; }));
   AddTierKeys(keys, TierKind::kMemory, "/dev/shm/cairn-{user}/{dirkey}/{node}", "4GiB",
               "node-local memory, tmpfs");
   // /dev/shm stands in where there is no persistent memory (docs/pmem.md):

@@ -205,6 +205,9 @@ inline TierConfig DisabledTier() {
 struct Config {
   std::string dir = "./cairn-data";
   std::string log_level = "warn";
+  // Added to the nice value of Cairn's background threads (drains, ECC and
+  // redundancy encodes, slot reservation); 0: the application's priority.
+  int64_t background_nice = 19;
   // The pmem tier is off unless configured (as its key's default).
   TierConfig tiers[kTierKinds] = {{}, DisabledTier(), {}, {}};
   ClcSettings placement{.policy = PlacementPolicy::kMemory};  // as the key's default

@@ -531,7 +531,7 @@ Result<std::vector<FaultSimCell>> DramFaultSimulator::Run(const FaultSimOptions&
   };
   std::vector<std::unique_ptr<Thread>> pool;
   for (int i = 1; i < threads; ++i) {
-    auto thread = env->StartThread(worker);
+    auto thread = env->StartThread(ThreadOptions{.name = "cairn-faultsim"}, worker);
     // The calling thread below takes whatever the others do not, so the
     // run stays complete and deterministic, only slower.
     if (!thread.ok()) break;

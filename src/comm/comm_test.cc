@@ -160,9 +160,10 @@ TEST(SingleCommTest, SendRecvToItselfCopiesAndRefusesOtherPeers) {
 class ThreadLimitEnv final : public EnvWrapper {
  public:
   explicit ThreadLimitEnv(int allowed) : EnvWrapper(PosixEnv()), allowed_(allowed) {}
-  Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
+  Result<std::unique_ptr<Thread>> StartThread(const ThreadOptions& options,
+                                              std::function<void()> body) override {
     if (allowed_-- <= 0) return Error(Code::kInternal, "cannot start a thread: limit");
-    return EnvWrapper::StartThread(std::move(body));
+    return EnvWrapper::StartThread(options, std::move(body));
   }
 
  private:

@@ -37,7 +37,7 @@ class MpiChannel final : public RequestChannel {
   ~MpiChannel() override { (void)Close(); }
 
   Status Start(Env* env) {
-    CAIRN_ASSIGN_OR_RETURN(server_, env->StartThread([this] { Serve(); }));
+    CAIRN_ASSIGN_OR_RETURN(server_, env->StartThread(ThreadOptions{.name = "cairn-requests"}, [this] { Serve(); }));
     return Status::Ok();
   }
 

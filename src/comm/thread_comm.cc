@@ -143,7 +143,7 @@ Status RunRanks(Env* env, const std::vector<int>& node_of_rank,
   std::vector<std::unique_ptr<Thread>> threads;
   Status refused;
   for (int r = 0; r < group.size() && refused.ok(); ++r) {
-    auto thread = env->StartThread([&, r] {
+    auto thread = env->StartThread(ThreadOptions{.name = "cairn-rank"}, [&, r] {
       started.wait();
       if (!run) return;
       ThreadComm comm(&group, r);

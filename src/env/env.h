@@ -83,6 +83,17 @@ class MappedFile {
   virtual Status Populate(uint64_t offset, uint64_t n) { return Status::Ok(); }
 };
 
+// How a thread started by Env::StartThread runs.
+struct ThreadOptions {
+  // Shown by `top -H` and `ps -L` (the kernel keeps the first 15 characters).
+  std::string name = "cairn";
+  // Added to the nice value the thread would inherit (the result capped at
+  // 19). Cairn's background threads (drains, encodes, slot reservation) run
+  // above 0, so that where one shares a core with the application, the
+  // application runs first ([general] background_nice).
+  int nice = 0;
+};
+
 // A thread started by Env::StartThread. Owned by whoever started it.
 class Thread {
  public:
@@ -210,7 +221,8 @@ class Env {
   // Cairn's threads are owned and joined, never detached). The body must
   // not let an exception escape. kInternal when the system refuses a thread
   // (too many threads or too little memory); the body does not run then.
-  virtual Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) = 0;
+  virtual Result<std::unique_ptr<Thread>> StartThread(const ThreadOptions& options,
+                                                      std::function<void()> body) = 0;
 };
 
 // The real file system. Never null; owned by the callee (lives forever).
@@ -270,8 +282,9 @@ class EnvWrapper : public Env {
   Result<std::string> CanonicalPath(const std::string& p) override {
     return target_->CanonicalPath(p);
   }
-  Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
-    return target_->StartThread(std::move(body));
+  Result<std::unique_ptr<Thread>> StartThread(const ThreadOptions& options,
+                                              std::function<void()> body) override {
+    return target_->StartThread(options, std::move(body));
   }
 
  private:

@@ -1,6 +1,8 @@
 #include "env/env.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -278,6 +280,29 @@ TEST(PosixEnvTest, PathsResolveAgainstTheWorkingDirectoryAndSymlinks) {
   EXPECT_NE(gone.status().message().find("./cairn-data"), std::string::npos)
       << gone.status().message();
   (void)PosixEnv()->DeleteRecursive(root);
+}
+
+// A thread runs with the name and the added nice value it was started
+// with, in both environments (the in-memory one has real threads too);
+// nice adds to the starter's and stops at 19.
+TEST_P(EnvTest, ThreadsRunNamedAndNiced) {
+  errno = 0;
+  const int starter = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+  ASSERT_EQ(errno, 0);
+  for (int nice : {0, 3, 40}) {
+    char name[16] = {};
+    int priority = -100;
+    auto thread = env_->StartThread(ThreadOptions{.name = "cairn-test-thread-long", .nice = nice},
+                                    [&] {
+                                      pthread_getname_np(pthread_self(), name, sizeof name);
+                                      priority = getpriority(PRIO_PROCESS,
+                                                             static_cast<id_t>(gettid()));
+                                    });
+    ASSERT_TRUE(thread.ok()) << thread.status().ToString();
+    (*thread)->Join();
+    EXPECT_STREQ(name, "cairn-test-thre");  // the kernel's 15 characters
+    EXPECT_EQ(priority, std::min(19, starter + nice)) << "nice " << nice;
+  }
 }
 
 TEST(PathTest, Helpers) {

@@ -187,8 +187,9 @@ class MemEnvImpl final : public Env {
   }
 
   // Only files are in memory: threads are the process's own.
-  Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
-    return PosixEnv()->StartThread(std::move(body));
+  Result<std::unique_ptr<Thread>> StartThread(const ThreadOptions& options,
+                                              std::function<void()> body) override {
+    return PosixEnv()->StartThread(options, std::move(body));
   }
 
  private:

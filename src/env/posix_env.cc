@@ -2,8 +2,10 @@
 // Env) performs file system calls for the library.
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -139,9 +141,25 @@ class StdThread final : public Thread {
   std::thread thread_;
 };
 
-Result<std::unique_ptr<Thread>> StartStdThread(std::function<void()> body) {
+// Names the calling thread and lowers its priority by options.nice. Both
+// are best effort: a thread that keeps its name or priority still works.
+void ApplyThreadOptions(const ThreadOptions& options) {
+  (void)pthread_setname_np(pthread_self(), options.name.substr(0, 15).c_str());
+  if (options.nice <= 0) return;
+  const auto tid = static_cast<id_t>(::gettid());
+  errno = 0;
+  const int inherited = ::getpriority(PRIO_PROCESS, tid);
+  if (errno != 0) return;
+  (void)::setpriority(PRIO_PROCESS, tid, std::min(19, inherited + options.nice));
+}
+
+Result<std::unique_ptr<Thread>> StartStdThread(const ThreadOptions& options,
+                                               std::function<void()> body) {
   try {
-    return std::unique_ptr<Thread>(new StdThread(std::move(body)));
+    return std::unique_ptr<Thread>(new StdThread([options, body = std::move(body)] {
+      ApplyThreadOptions(options);
+      body();
+    }));
   } catch (const std::system_error& e) {
     return Error(Code::kInternal, "cannot start a thread: {}", e.what());
   }
@@ -154,7 +172,8 @@ Result<std::unique_ptr<Thread>> StartStdThread(std::function<void()> body) {
 class DirectWriter {
  public:
   DirectWriter(int fd, const std::string& path) : fd_(fd), path_(path) {
-    auto thread = StartStdThread([this] { Run(); });
+    // On the critical path (the caller waits for it): no nice.
+    auto thread = StartStdThread(ThreadOptions{.name = "cairn-direct-io"}, [this] { Run(); });
     if (thread.ok()) thread_ = std::move(thread).value();
   }
   ~DirectWriter() {
@@ -591,8 +610,9 @@ class PosixEnvImpl final : public Env {
     return Env::AbsolutePath(resolved.string());
   }
 
-  Result<std::unique_ptr<Thread>> StartThread(std::function<void()> body) override {
-    return StartStdThread(std::move(body));
+  Result<std::unique_ptr<Thread>> StartThread(const ThreadOptions& options,
+                                              std::function<void()> body) override {
+    return StartStdThread(options, std::move(body));
   }
 };
 

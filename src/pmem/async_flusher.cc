@@ -54,7 +54,8 @@ Result<std::unique_ptr<AsyncFlusher>> AsyncFlusher::Start(Env* env,
   std::unique_ptr<AsyncFlusher> flusher(new AsyncFlusher(above, ops));
   const int threads = options.large_threads != 0 ? options.large_threads : DefaultLargeThreads();
   CAIRN_ASSIGN_OR_RETURN(flusher->pool_, FlushPool::Start(env, threads, ops));
-  CAIRN_ASSIGN_OR_RETURN(flusher->helper_, env->StartThread([f = flusher.get()] {
+  CAIRN_ASSIGN_OR_RETURN(flusher->helper_, env->StartThread(ThreadOptions{.name = "cairn-pmem-async"},
+                                                                   [f = flusher.get()] {
     f->HelperLoop();
   }));
   return flusher;

@@ -10,7 +10,7 @@ Result<std::unique_ptr<FlushPool>> FlushPool::Start(Env* env, int threads, const
   }
   std::unique_ptr<FlushPool> pool(new FlushPool(threads, ops));
   for (int i = 1; i < threads; ++i) {
-    auto helper = env->StartThread([p = pool.get(), i] { p->HelperLoop(i); });
+    auto helper = env->StartThread(ThreadOptions{.name = "cairn-pmem-flush"}, [p = pool.get(), i] { p->HelperLoop(i); });
     if (!helper.ok()) return helper.status();  // the destructor joins those started
     pool->helpers_.push_back(std::move(helper).value());
   }

@@ -313,7 +313,7 @@ Result<Measured> TimedPass(Comm& comm, Env* env, int threads, Clock* clock, cons
   std::vector<std::unique_ptr<Thread>> pool;
   Status started;
   for (int t = 0; t < threads; ++t) {
-    auto thread = env->StartThread([&, t] {
+    auto thread = env->StartThread(ThreadOptions{.name = "cairn-profile"}, [&, t] {
       ready.count_down();
       go.wait();
       if (!cancelled) status[static_cast<size_t>(t)] = body(t);

@@ -5,10 +5,10 @@
 
 namespace cairn {
 
-Result<std::unique_ptr<Flusher>> Flusher::Start(Env* env) {
+Result<std::unique_ptr<Flusher>> Flusher::Start(Env* env, const ThreadOptions& thread) {
   std::unique_ptr<Flusher> flusher(new Flusher());
   Flusher* self = flusher.get();
-  CAIRN_ASSIGN_OR_RETURN(flusher->thread_, env->StartThread([self] { self->Run(); }));
+  CAIRN_ASSIGN_OR_RETURN(flusher->thread_, env->StartThread(thread, [self] { self->Run(); }));
   return flusher;
 }
 

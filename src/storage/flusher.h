@@ -27,8 +27,9 @@ class Flusher {
   using Job = std::function<Status()>;
 
   // Starts the flusher thread through env (which must outlive the
-  // flusher); env's error when it cannot start a thread.
-  static Result<std::unique_ptr<Flusher>> Start(Env* env);
+  // flusher), named and niced as `thread` says; env's error when it cannot
+  // start a thread.
+  static Result<std::unique_ptr<Flusher>> Start(Env* env, const ThreadOptions& thread);
   ~Flusher();  // Shutdown()
   Flusher(const Flusher&) = delete;
   Flusher& operator=(const Flusher&) = delete;

@@ -14,7 +14,7 @@ namespace cairn {
 namespace {
 
 std::unique_ptr<Flusher> StartFlusher() {
-  auto flusher = Flusher::Start(PosixEnv());
+  auto flusher = Flusher::Start(PosixEnv(), {});
   EXPECT_TRUE(flusher.ok()) << flusher.status().ToString();
   return std::move(flusher).value();
 }
@@ -130,17 +130,22 @@ TEST(FlusherTest, AKeyKeepsAsManyQueuedJobsAsItsLimit) {
 class NoThreadEnv final : public EnvWrapper {
  public:
   NoThreadEnv() : EnvWrapper(PosixEnv()) {}
-  Result<std::unique_ptr<Thread>> StartThread(std::function<void()>) override {
+  Result<std::unique_ptr<Thread>> StartThread(const ThreadOptions& options,
+                                              std::function<void()>) override {
     ++starts;
+    asked = options;
     return Error(Code::kInternal, "cannot start a thread: refused by the test");
   }
   int starts = 0;
+  ThreadOptions asked;
 };
 
 TEST(FlusherTest, StartsItsThreadThroughTheEnv) {
   NoThreadEnv env;
-  auto flusher = Flusher::Start(&env);
+  auto flusher = Flusher::Start(&env, ThreadOptions{.name = "cairn-flush", .nice = 7});
   EXPECT_EQ(env.starts, 1);
+  EXPECT_EQ(env.asked.name, "cairn-flush");
+  EXPECT_EQ(env.asked.nice, 7);
   ASSERT_FALSE(flusher.ok());
   EXPECT_EQ(flusher.status().code(), Code::kInternal);
   EXPECT_NE(flusher.status().message().find("refused by the test"), std::string::npos);

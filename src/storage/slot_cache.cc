@@ -79,8 +79,9 @@ bool IsSlotSuffix(std::string_view rest) {
 }  // namespace
 
 SlotCache::SlotCache(Env* env, std::string free_dir, std::string owner, int max_free, bool mapped,
-                     const WriteOptions& file_options, RoomCheck room)
-    : env_(env), free_dir_(std::move(free_dir)), owner_(std::move(owner)), max_free_(max_free),
+                     const WriteOptions& file_options, RoomCheck room,
+                     ThreadOptions reserver)
+    : env_(env), reserver_(std::move(reserver)), free_dir_(std::move(free_dir)), owner_(std::move(owner)), max_free_(max_free),
       mapped_mode_(mapped), file_options_(file_options), room_(std::move(room)) {}
 
 void SlotCache::SetMappedWrites(MappedWrites writes) {
@@ -292,7 +293,7 @@ void SlotCache::Reserve(const std::vector<uint64_t>& sizes, int count) {
   wanted_ = std::move(wanted);
   reserving_ = true;
   if (!thread_) {
-    auto thread = env_->StartThread([this] { ReserveLoop(); });
+    auto thread = env_->StartThread(reserver_, [this] { ReserveLoop(); });
     if (!thread.ok()) {
       // Checkpoints still work, through fresh files, as before reservation.
       Log(LogLevel::kWarn, "memory tier slots are not reserved ahead: {}",

@@ -60,7 +60,7 @@ class SlotCache {
   // names start with `owner` (its rank's prefix), so ranks sharing a node
   // never take each other's slots. env must outlive the cache.
   SlotCache(Env* env, std::string free_dir, std::string owner, int max_free, bool mapped,
-            const WriteOptions& file_options, RoomCheck room);
+            const WriteOptions& file_options, RoomCheck room, ThreadOptions reserver);
   // Stops a reservation under way (the slot being made is parked as it is)
   // and joins its thread.
   ~SlotCache();
@@ -157,6 +157,7 @@ class SlotCache {
   void PublishLocked(const SlotJob& job, std::shared_ptr<MappedFile> map) REQUIRES(mu_);
 
   Env* env_;
+  const ThreadOptions reserver_;  // the reservation thread's name and nice
   std::string free_dir_;
   std::string owner_;
   int max_free_;

@@ -148,7 +148,7 @@ Status Tier::Retire(const std::string& name, int64_t version, const std::string&
   return env_->DeleteFile(path);
 }
 
-void Tier::EnableSlots(const std::string& owner, int max_free) {
+void Tier::EnableSlots(const std::string& owner, int max_free, const ThreadOptions& reserver) {
   slot_owner_ = owner;
   WriteOptions options;
   options.direct_io = config_.direct_io && persists();
@@ -158,7 +158,7 @@ void Tier::EnableSlots(const std::string& owner, int max_free) {
     return used.ok() && *used + bytes <= config_.capacity;
   };
   slots_ = std::make_unique<SlotCache>(env_, FreeSlotDir(), owner, max_free,
-                                       /*mapped=*/MapsSlots(), options, room);
+                                       /*mapped=*/MapsSlots(), options, room, reserver);
   if (kind_ == TierKind::kPmem) {
     // When the medium cannot be probed, the safe writes: memcpy, then
     // msync at every commit, whatever the medium turns out to be.

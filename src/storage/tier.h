@@ -92,8 +92,10 @@ class Tier {
   // file of the slot owner is parked for reuse instead of deleted.
   Status Retire(const std::string& name, int64_t version, const std::string& file);
   // Reuse large files of `owner` (a rank's file-name prefix) through a
-  // SlotCache under FreeSlotDir(), keeping at most max_free parked.
-  void EnableSlots(const std::string& owner, int max_free);
+  // SlotCache under FreeSlotDir(), keeping at most max_free parked; the
+  // reservation thread runs as `reserver` says.
+  void EnableSlots(const std::string& owner, int max_free,
+                   const ThreadOptions& reserver = ThreadOptions{.name = "cairn-slots"});
   // <root>/.free: where retired part files are parked for reuse.
   std::string FreeSlotDir() const;
   // Memory and pmem tiers with slots: in the background, have `count`

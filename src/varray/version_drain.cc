@@ -12,7 +12,8 @@ Result<std::unique_ptr<VersionDrain>> VersionDrain::Start(Env* env, std::string 
                                                           uint64_t lineage) {
   std::unique_ptr<VersionDrain> drain(new VersionDrain(env, std::move(dir), rank, lineage));
   CAIRN_RETURN_IF_ERROR(env->CreateDirs(drain->dir_ + "/r" + std::to_string(rank)));
-  CAIRN_ASSIGN_OR_RETURN(drain->thread_, env->StartThread([d = drain.get()] { d->Run(); }));
+  CAIRN_ASSIGN_OR_RETURN(drain->thread_, env->StartThread(ThreadOptions{.name = "cairn-varray"},
+                                                                [d = drain.get()] { d->Run(); }));
   return drain;
 }
 

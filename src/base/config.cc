@@ -392,7 +392,7 @@ std::vector<ConfigKey> BuildKeys() {
       "general", "log_level", "warn", "messages printed to stderr",
       {{"debug", "debug"}, {"info", "info"}, {"warn", "warn"}, {"error", "error"}, {"off", "off"}},
       [](Config& c) -> std::string& { return c.log_level; }));
-  keys.push_back(IntKey("general", "background_nice", "19",
+  keys.push_back(IntKey("general", "background_nice", "0",
                         "added to the nice value of Cairn's background threads (drains, ECC and "
                         "redundancy encodes, slot reservation), so that on a core they share "
                         "with the application, the application runs first; 0: same priority",

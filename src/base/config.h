@@ -207,7 +207,7 @@ struct Config {
   std::string log_level = "warn";
   // Added to the nice value of Cairn's background threads (drains, ECC and
   // redundancy encodes, slot reservation); 0: the application's priority.
-  int64_t background_nice = 19;
+  int64_t background_nice = 0;
   // The pmem tier is off unless configured (as its key's default).
   TierConfig tiers[kTierKinds] = {{}, DisabledTier(), {}, {}};
   ClcSettings placement{.policy = PlacementPolicy::kMemory};  // as the key's default

@@ -88,9 +88,8 @@ struct ThreadOptions {
   // Shown by `top -H` and `ps -L` (the kernel keeps the first 15 characters).
   std::string name = "cairn";
   // Added to the nice value the thread would inherit (the result capped at
-  // 19). Cairn's background threads (drains, encodes, slot reservation) run
-  // above 0, so that where one shares a core with the application, the
-  // application runs first ([general] background_nice).
+  // 19): Cairn's background threads (drains, encodes, slot reservation)
+  // take [general] background_nice.
   int nice = 0;
 };
 

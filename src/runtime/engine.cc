@@ -25,11 +25,12 @@ bool IsOwnFile(const std::string& file, int rank) {
 
 using TierArray = std::array<std::unique_ptr<Tier>, kTierKinds>;
 
-// A thread that works while the application computes: on a core both
-// want, the application goes first ([general] background_nice). Measured
-// on 2 ranks of 2 cores: the ECC encode queued at the end of a checkpoint
-// call made the call 1.3-1.45 times slower than without ECC at the same
-// priority as the application, 0.9-1.15 times at nice 19 (docs/ecc.md).
+// A thread that works while the application computes, niced by
+// [general] background_nice. The default (0) shares the cores fairly: a
+// higher value keeps the background work out of the application's way
+// (the ECC checkpoint's ratio to none 0.91-1.15 at 19 instead of
+// 1.24-1.46, 2 ranks on 2 cores), but a job that keeps every core busy
+// then starves its drains and encodes (docs/config.md, docs/ecc.md).
 ThreadOptions BackgroundThread(const Config& config, std::string name) {
   return ThreadOptions{.name = std::move(name), .nice = static_cast<int>(config.background_nice)};
 }

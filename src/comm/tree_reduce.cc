@@ -37,36 +37,29 @@ constexpr char kFailed = 0;
 
 }  // namespace
 
-Result<std::string> AllreduceTree(Comm& comm, std::string local, const MergeBytes& merge,
-                                  const FinishBytes& finish) {
+Result<std::string> AllreduceTree(Comm& comm, TreeReduction& reduction) {
   const int rank = comm.rank();
   const int size = comm.size();
   Status mine = Status::Ok();     // this rank's own merge failure
   bool subtree_failed = false;    // some rank below failed: its Agree says why
-  std::string partial = std::move(local);
   for (int step = 1; step < size; step *= 2) {
     if (rank % (2 * step) == step) {
       const bool failed = !mine.ok() || subtree_failed;
       CAIRN_RETURN_IF_ERROR(
-          SendBytes(comm, rank - step, failed ? std::string(1, kFailed) : kOk + partial));
+          SendBytes(comm, rank - step, failed ? std::string(1, kFailed) : kOk + reduction.Encode()));
       break;
     }
     if (rank % (2 * step) != 0 || rank + step >= size) continue;
     Result<std::string> message = ReceiveBytes(comm, rank + step);
     if (!message.ok()) return message.status();
-    const std::string& received = *message;
-    if (received.size() < 1 || received[0] != kOk) subtree_failed = true;
+    const std::string_view received = *message;
+    if (received.empty() || received[0] != kOk) subtree_failed = true;
     if (!mine.ok() || subtree_failed) continue;
-    Result<std::string> merged = merge(partial, received.substr(1));
-    if (!merged.ok()) {
-      mine = merged.status().Annotate(fmt::format("merging rank {}'s part", rank + step));
-    } else {
-      partial = std::move(merged).value();
-    }
+    Status merged = reduction.Merge(received.substr(1));
+    if (!merged.ok()) mine = merged.Annotate(fmt::format("merging rank {}'s part", rank + step));
   }
   const bool root_has_all = rank == 0 && mine.ok() && !subtree_failed;
-  std::string result = root_has_all ? std::move(partial) : std::string();
-  if (root_has_all && finish) result = finish(std::move(result));
+  std::string result = root_has_all ? reduction.Finish() : std::string();
   CAIRN_RETURN_IF_ERROR(comm.Broadcast(&result, 0));
   CAIRN_RETURN_IF_ERROR(comm.Agree(mine));
   return result;

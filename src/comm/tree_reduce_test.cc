@@ -10,16 +10,30 @@
 namespace cairn {
 namespace {
 
-// Every rank contributes its rank number; the merge concatenates, so the
+// Every rank contributes its rank number; a merge concatenates, so the
 // result shows that each merge saw the lower ranks on the left.
+class Concatenation final : public TreeReduction {
+ public:
+  Concatenation(int rank, bool fails) : text_(std::to_string(rank)), rank_(rank), fails_(fails) {}
+  Status Merge(std::string_view right) override {
+    if (fails_) return Error(Code::kCorrupt, "bad message on rank {}", rank_);
+    text_ += ",";
+    text_ += right;
+    return Status::Ok();
+  }
+  std::string Encode() const override { return text_; }
+
+ private:
+  std::string text_;
+  int rank_;
+  bool fails_;
+};
+
 std::vector<Result<std::string>> Reduce(int nranks, int failing_rank) {
   std::vector<Result<std::string>> out(static_cast<size_t>(nranks), Status(Code::kInternal, "unset"));
   Status started = RunRanks(PosixEnv(), std::vector<int>(static_cast<size_t>(nranks), 0), [&](Comm& comm) {
-    MergeBytes merge = [&](const std::string& l, const std::string& r) -> Result<std::string> {
-      if (comm.rank() == failing_rank) return Error(Code::kCorrupt, "bad message on rank {}", comm.rank());
-      return l + "," + r;
-    };
-    out[static_cast<size_t>(comm.rank())] = AllreduceTree(comm, std::to_string(comm.rank()), merge);
+    Concatenation reduction(comm.rank(), comm.rank() == failing_rank);
+    out[static_cast<size_t>(comm.rank())] = AllreduceTree(comm, reduction);
   });
   EXPECT_TRUE(started.ok()) << started.ToString();
   return out;

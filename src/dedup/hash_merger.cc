@@ -29,12 +29,14 @@ HashFreqSet HashMerger(const HashFreqSet& left, const HashFreqSet& right, int nr
   std::vector<uint64_t> page_load(static_cast<size_t>(nranks), 0);  // lines 2-4
   HashFreqSet result;
   result.reserve(left.size() + right.size());
-  // Pairs of tuples that both sides hold, as (index in left, index in right).
-  std::vector<std::pair<size_t, size_t>> shared;
+  // Tuples that both sides hold: (index in result, owner on the right);
+  // the result holds the left one's until the owner is chosen.
+  std::vector<std::pair<size_t, int32_t>> shared;
   size_t i = 0;
   size_t j = 0;
-  // Lines 6-13 in one walk over both sorted sets: a tuple only one side
-  // holds goes in as it is and charges its owner.
+  // Lines 6-13 in one walk over both sorted sets, which leaves the result
+  // sorted: a tuple only one side holds goes in as it is and charges its
+  // owner.
   auto take_alone = [&](const HashFreq& t) {
     result.push_back(t);
     ++page_load[static_cast<size_t>(t.owner)];
@@ -45,20 +47,20 @@ HashFreqSet HashMerger(const HashFreqSet& left, const HashFreqSet& right, int nr
     } else if (i == left.size() || right[j].digest < left[i].digest) {
       take_alone(right[j++]);
     } else {
-      shared.emplace_back(i++, j++);
+      shared.emplace_back(result.size(), right[j].owner);
+      result.push_back({left[i].digest, left[i].count + right[j].count, left[i].owner});
+      ++i;
+      ++j;
     }
   }
   // Lines 14-22, only once every unavoidable load is known.
-  for (auto [li, rj] : shared) {
-    const HashFreq& l = left[li];
-    const HashFreq& r = right[rj];
-    int32_t owner = page_load[static_cast<size_t>(l.owner)] < page_load[static_cast<size_t>(r.owner)]
-                        ? l.owner
-                        : r.owner;
-    result.push_back({l.digest, l.count + r.count, owner});
+  for (auto [at, right_owner] : shared) {
+    int32_t& owner = result[at].owner;
+    if (!(page_load[static_cast<size_t>(owner)] < page_load[static_cast<size_t>(right_owner)])) {
+      owner = right_owner;
+    }
     ++page_load[static_cast<size_t>(owner)];
   }
-  std::sort(result.begin(), result.end(), ByDigest);
   Truncate(&result, threshold);
   return result;
 }
@@ -85,8 +87,7 @@ std::string EncodeHashFreqSet(const HashFreqSet& set, size_t digest_bytes) {
   }
   return std::move(w.data());
 }
-
-Result<HashFreqSet> DecodeHashFreqSet(const std::string& bytes, size_t digest_bytes, int nranks,
+Result<HashFreqSet> DecodeHashFreqSet(std::string_view bytes, size_t digest_bytes, int nranks,
                                       const std::string& origin) {
   ByteReader r(bytes);
   uint8_t width = r.U8();

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -44,7 +45,7 @@ HashFreqSet LocalHashFreq(std::vector<PageDigest> digests, int rank, size_t thre
 std::string EncodeHashFreqSet(const HashFreqSet& set, size_t digest_bytes);
 // kCorrupt naming `origin` for a truncated or unsorted message, or an owner
 // outside [0, nranks).
-Result<HashFreqSet> DecodeHashFreqSet(const std::string& bytes, size_t digest_bytes, int nranks,
+Result<HashFreqSet> DecodeHashFreqSet(std::string_view bytes, size_t digest_bytes, int nranks,
                                       const std::string& origin);
 
 }  // namespace cairn

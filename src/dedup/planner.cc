@@ -85,7 +85,7 @@ Status DedupPlanner::DedupCollectively(Comm& comm, const LocalHashes& local_hash
   mine.reserve(local_hashes.size());
   for (const auto& [digest, page] : local_hashes) mine.push_back(digest);
   HashFreqSet hash_freq = LocalHashFreq(std::move(mine), comm.rank(), options_.threshold);
-  CAIRN_ASSIGN_OR_RETURN(HashFreqSet top_k, AllReduceTopK(comm, hash_freq, hasher_.digest_bytes(),
+  CAIRN_ASSIGN_OR_RETURN(HashFreqSet top_k, AllReduceTopK(comm, std::move(hash_freq), hasher_.digest_bytes(),
                                                           options_.threshold));
   plan->reduce_seconds = SecondsSince(start);
   // Lines 17-21: digest -> owner for the pages another rank stores.
@@ -123,7 +123,9 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
               previous_->since_full + 1 >= options_.full_every || previous_->version >= version;
   if (!plan.full) ReferPrevious(digests, &plan);
   LocalHashes local_hashes = DedupLocally(view, digests, &plan);
-  if (options_.collective) {
+  // Alone, a rank holds no page another rank could store for it: local
+  // dedup has already found every duplicate.
+  if (options_.collective && comm.size() > 1) {
     CAIRN_RETURN_IF_ERROR(DedupCollectively(comm, local_hashes, &plan));
   }
   plan.counts = CountPages(plan.records, view);

@@ -19,7 +19,7 @@
 namespace cairn {
 
 // Collective. kCorrupt (on every rank) if a rank received a malformed set.
-Result<HashFreqSet> AllReduceTopK(Comm& comm, const HashFreqSet& local, size_t digest_bytes,
+Result<HashFreqSet> AllReduceTopK(Comm& comm, HashFreqSet local, size_t digest_bytes,
                                   size_t threshold);
 
 }  // namespace cairn

@@ -81,6 +81,12 @@ class MappedFile {
   // REQUIRES: no other thread writes the range meanwhile (the fallback for
   // kernels before 5.14 rewrites one byte per page with its own value).
   virtual Status Populate(uint64_t offset, uint64_t n) { return Status::Ok(); }
+  // Writable mappings: makes the file exactly `length` bytes long,
+  // length <= size(), and keeps the mapping, so that one mapped slot holds
+  // files of any size up to its own. Growth reserves its pages (a full
+  // device fails here) and enters them as Populate does. Bytes of the
+  // mapping past the file's end must not be touched (SIGBUS).
+  virtual Status SetLength(uint64_t length) = 0;
 };
 
 // How a thread started by Env::StartThread runs.

@@ -163,6 +163,28 @@ TEST_P(EnvTest, PopulateKeepsTheBytes) {
   }
 }
 
+TEST_P(EnvTest, SetLengthResizesTheFileAndKeepsTheMapping) {
+  std::string path = JoinPath(root_, "slot");
+  constexpr uint64_t kBytes = 4 * 4096;
+  auto map = env_->MapFile(path, kBytes, true);
+  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  uint8_t* data = (*map)->data();
+  std::memset(data, 'x', kBytes);
+  ASSERT_TRUE((*map)->SetLength(4096 + 10).ok());
+  EXPECT_EQ(*env_->FileSize(path), 4096u + 10);
+  EXPECT_EQ((*map)->size(), kBytes);  // the mapping stays
+  EXPECT_EQ((*map)->data(), data);
+  ASSERT_TRUE((*map)->SetLength(kBytes).ok());
+  EXPECT_EQ(*env_->FileSize(path), kBytes);
+  std::memset(data + 4096 + 10, 'y', kBytes - 4096 - 10);  // the regrown tail is writable
+  EXPECT_EQ(data[4096 + 9], 'x');
+  Status too_long = (*map)->SetLength(kBytes + 1);
+  EXPECT_FALSE(too_long.ok());
+  map->reset();
+  EXPECT_EQ(*env_->ReadFileUpTo(path, kBytes),
+            std::string(4096 + 10, 'x') + std::string(kBytes - 4096 - 10, 'y'));
+}
+
 INSTANTIATE_TEST_SUITE_P(PosixAndMem, EnvTest, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Posix" : "Mem"; });
 

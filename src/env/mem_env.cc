@@ -56,15 +56,26 @@ class MemReadableFile final : public ReadableFile {
   std::string path_;
 };
 
+// The mapping is the file's own buffer, which keeps the capacity of the
+// mapped size so that SetLength moves no byte.
 class MemMappedFile final : public MappedFile {
  public:
-  explicit MemMappedFile(Contents contents) : contents_(std::move(contents)) {}
+  explicit MemMappedFile(Contents contents)
+      : contents_(std::move(contents)), size_(contents_->size()) {}
   uint8_t* data() override { return reinterpret_cast<uint8_t*>(contents_->data()); }
-  uint64_t size() const override { return contents_->size(); }
+  uint64_t size() const override { return size_; }
   Status Sync() override { return Status::Ok(); }
+  Status SetLength(uint64_t length) override {
+    if (length > size_) {
+      return Error(Code::kInternal, "a mapping of {} bytes cannot hold a file of {}", size_, length);
+    }
+    contents_->resize(length);  // within the capacity: data() stays
+    return Status::Ok();
+  }
 
  private:
   Contents contents_;
+  uint64_t size_;
 };
 
 class MemEnvImpl final : public Env {

@@ -370,10 +370,13 @@ class PosixReadableFile final : public ReadableFile {
 
 class PosixMappedFile final : public MappedFile {
  public:
-  PosixMappedFile(uint8_t* data, uint64_t size, bool writable)
-      : data_(data), size_(size), writable_(writable) {}
+  // fd: the file's descriptor, kept for SetLength (writable mappings;
+  // -1 otherwise).
+  PosixMappedFile(uint8_t* data, uint64_t size, bool writable, int fd)
+      : data_(data), size_(size), writable_(writable), fd_(fd) {}
   ~PosixMappedFile() override {
     if (data_ != nullptr) ::munmap(data_, size_);
+    if (fd_ >= 0) ::close(fd_);
   }
   uint8_t* data() override { return data_; }
   uint64_t size() const override { return size_; }
@@ -400,11 +403,29 @@ class PosixMappedFile final : public MappedFile {
     }
     return Status::Ok();
   }
+  Status SetLength(uint64_t length) override {
+    if (fd_ < 0 || length > size_) {
+      return Error(Code::kInternal, "a mapping of {} bytes cannot hold a file of {}", size_, length);
+    }
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return Errno("stat", "mapped file");
+    const uint64_t have = static_cast<uint64_t>(st.st_size);
+    if (have > length && ::ftruncate(fd_, static_cast<off_t>(length)) != 0) {
+      return Errno("truncate", "mapped file");
+    }
+    if (have < length) {
+      int err = ::posix_fallocate(fd_, static_cast<off_t>(have), static_cast<off_t>(length - have));
+      if (err != 0) return ErrnoError(err, "allocate", "mapped file");
+      return Populate(have, length - have);
+    }
+    return Status::Ok();
+  }
 
  private:
   uint8_t* data_;
   uint64_t size_;
   bool writable_;
+  int fd_;
 };
 
 class PosixEnvImpl final : public Env {
@@ -470,15 +491,15 @@ class PosixEnvImpl final : public Env {
     }
     if (size == 0) {
       ::close(fd);
-      return std::unique_ptr<MappedFile>(new PosixMappedFile(nullptr, 0, writable));
+      return std::unique_ptr<MappedFile>(new PosixMappedFile(nullptr, 0, writable, -1));
     }
     void* p = ::mmap(nullptr, size, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED,
                      fd, 0);
     Status s = p == MAP_FAILED ? Errno("mmap", path) : Status::Ok();
-    ::close(fd);
+    if (!s.ok() || !writable) ::close(fd);
     if (!s.ok()) return s;
     return std::unique_ptr<MappedFile>(
-        new PosixMappedFile(static_cast<uint8_t*>(p), size, writable));
+        new PosixMappedFile(static_cast<uint8_t*>(p), size, writable, writable ? fd : -1));
   }
 
   Status RenameFile(const std::string& from, const std::string& to) override {

@@ -15,16 +15,17 @@ namespace {
 // them, so that a superseded slot stops within milliseconds.
 constexpr uint64_t kFaultPiece = 16 << 20;
 
-// Appends sequentially into a mapping, as `writes` says (memory tier:
-// memcpy, nothing to sync on tmpfs).
+// Appends sequentially into the first `length` bytes of a mapping (the
+// file's length; the mapping may be longer), as `writes` says (memory
+// tier: memcpy, nothing to sync on tmpfs).
 class MappedWritableFile final : public WritableFile {
  public:
-  MappedWritableFile(std::shared_ptr<MappedFile> map, std::string path, MappedWrites writes)
-      : map_(std::move(map)), path_(std::move(path)), writes_(std::move(writes)) {}
+  MappedWritableFile(std::shared_ptr<MappedFile> map, uint64_t length, std::string path,
+                     MappedWrites writes)
+      : map_(std::move(map)), length_(length), path_(std::move(path)), writes_(std::move(writes)) {}
   Status Append(const void* data, size_t n) override {
-    if (n > map_->size() - pos_) {
-      return Error(Code::kInternal, "'{}': write beyond its reserved {} bytes", path_,
-                   map_->size());
+    if (n > length_ - pos_) {
+      return Error(Code::kInternal, "'{}': write beyond its reserved {} bytes", path_, length_);
     }
     if (writes_.copy != nullptr) {
       writes_.copy(map_->data() + pos_, data, n);
@@ -37,16 +38,15 @@ class MappedWritableFile final : public WritableFile {
   // Only where memcpy is the copy: pmem's streaming copy and persistence
   // must see every byte, so its bytes go through Append.
   uint8_t* Claim(size_t n) override {
-    if (writes_.copy != nullptr || n > map_->size() - pos_) return nullptr;
+    if (writes_.copy != nullptr || n > length_ - pos_) return nullptr;
     uint8_t* claimed = map_->data() + pos_;
     pos_ += n;
     return claimed;
   }
   Status Sync() override { return writes_.persist ? writes_.persist(*map_) : Status::Ok(); }
   Status Close() override {
-    if (pos_ != map_->size()) {
-      return Error(Code::kInternal, "'{}': {} bytes written of {} reserved", path_, pos_,
-                   map_->size());
+    if (pos_ != length_) {
+      return Error(Code::kInternal, "'{}': {} bytes written of {} reserved", path_, pos_, length_);
     }
     return Status::Ok();
   }
@@ -54,6 +54,7 @@ class MappedWritableFile final : public WritableFile {
 
  private:
   std::shared_ptr<MappedFile> map_;
+  uint64_t length_;
   std::string path_;
   MappedWrites writes_;
   uint64_t pos_ = 0;
@@ -126,20 +127,33 @@ std::string SlotCache::ChooseParkedLocked(uint64_t size) {
   if (!env_->CheckPrivateDir(free_dir_).ok()) return "";
   auto entries = env_->ListDir(free_dir_);
   if (!entries.ok()) return "";
+  // A file of a size no reservation makes (a deduplicated pages file,
+  // sized by its plan) takes the smallest slot mapped here that holds it:
+  // the pages stay mapped, only the file's length changes.
+  const bool size_reserved = wanted_.count(size) > 0;
+  std::string holding;
+  uint64_t holding_size = 0;
   std::string fallback;
   for (const auto& e : *entries) {
     if (e.is_dir || !IsTrustedSlot(e.name)) continue;
     std::string path = JoinPath(free_dir_, e.name);
     if (path == making_) continue;
     if (MappedAt(path, size)) return path;  // already mapped here: the best
-    // A slot mapped here at another size that is still wanted (a part's
-    // while a sidecar is made, or the reverse) is kept for its own kind:
-    // taking it would resize it and make the next file of that kind fresh.
     auto mapped = mapped_.find(path);
-    if (mapped != mapped_.end() && wanted_.count(mapped->second->size())) continue;
+    if (mapped != mapped_.end()) {
+      const uint64_t mapped_size = mapped->second->size();
+      if (!size_reserved && mapped_size > size && (holding.empty() || mapped_size < holding_size)) {
+        holding = path;
+        holding_size = mapped_size;
+      }
+      // A slot mapped here at another size that is still wanted (a part's
+      // while a sidecar is made, or the reverse) is kept for its own kind:
+      // taking it would resize it and make the next file of that kind fresh.
+      if (wanted_.count(mapped_size)) continue;
+    }
     if (fallback.empty()) fallback = path;
   }
-  return fallback;
+  return holding.empty() ? fallback : holding;
 }
 
 bool SlotCache::SlotOfSizeComingLocked(uint64_t size) {
@@ -179,7 +193,9 @@ Result<std::unique_ptr<WritableFile>> SlotCache::OpenMappedLocked(const std::str
   if (!slot.empty() && env_->RenameFile(slot, path).ok()) {
     auto it = mapped_.find(slot);
     if (it != mapped_.end()) {
-      if (it->second->size() == size) map = it->second;
+      // The file may be shorter or longer than this one (it held a file of
+      // another size last time).
+      if (it->second->size() >= size && it->second->SetLength(size).ok()) map = it->second;
       mapped_.erase(it);
     }
   } else if (!slot.empty()) {
@@ -191,7 +207,7 @@ Result<std::unique_ptr<WritableFile>> SlotCache::OpenMappedLocked(const std::str
     map = std::shared_ptr<MappedFile>(std::move(fresh));
   }
   mapped_[path] = map;
-  return std::unique_ptr<WritableFile>(new MappedWritableFile(map, path, writes_));
+  return std::unique_ptr<WritableFile>(new MappedWritableFile(map, size, path, writes_));
 }
 
 uint64_t SlotCache::GrowthOfCreate(uint64_t size) {

@@ -126,8 +126,9 @@ class SlotCache {
   // CreateDirs + CheckPrivateDir of free_dir_.
   Status CreateFreeDir();
   // The parked file Create(size) would take ("" if none): one mapped here
-  // at that size if any, else any other but one mapped here at another
-  // size that the reservation wants.
+  // at that size if any; for a size the reservation does not make, the
+  // smallest mapped here at a larger size; else any other but one mapped
+  // here at another size that the reservation wants.
   std::string ChooseParkedLocked(uint64_t size) REQUIRES(mu_);
   // A parked slot, or a slot the reservation is making, of `size` bytes.
   bool SlotOfSizeComingLocked(uint64_t size) REQUIRES(mu_);

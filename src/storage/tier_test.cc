@@ -1,5 +1,7 @@
 #include "storage/tier.h"
 
+#include <stdlib.h>
+
 #include <cstring>
 #include <utility>
 
@@ -284,6 +286,40 @@ TEST(SlotReservationTest, PartsAndSidecarsEachTakeASlotOfTheirSize) {
       ASSERT_TRUE(tier.Retire("heat", v - 1, "r000000.part.ecc").ok());
     }
   }
+}
+
+TEST(SlotReservationTest, FilesOfUnreservedSizesLiveInTheReservedSlots) {
+  // A deduplicated pages file is sized by its plan, never the size the
+  // slots were reserved at: it takes a slot that holds it, whose file is
+  // resized, instead of a fresh file beside the slots. On tmpfs through
+  // real mappings: a byte written past a shrunk file's end is a SIGBUS.
+  char pattern[] = "/dev/shm/cairn-slot-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string root = pattern;
+  {
+    Tier tier(PosixEnv(), TierKind::kMemory, root + "/0", TierConfig{});
+    tier.EnableSlots("r000000.", 2);
+    const uint64_t full = 8 << 20;
+    tier.ReserveSlots({full}, 2);
+    tier.WaitForSlots();
+    ASSERT_EQ(*tier.UsedBytes(), 2 * full);
+    const uint64_t sizes[] = {3 << 20, (5 << 20) + 123, full, (2 << 20) + 7, full, 3 << 20};
+    int v = 0;
+    for (uint64_t size : sizes) {
+      ++v;
+      std::string data(size, static_cast<char>('a' + v));
+      auto pending = tier.Create("heat", v, "r000000.part", size);
+      ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+      ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
+      ASSERT_TRUE((*pending)->Commit().ok());
+      EXPECT_EQ(*tier.GetFile("heat", v, "r000000.part"), data) << "version " << v;
+      EXPECT_LE(*tier.UsedBytes(), 2 * full) << "version " << v << " made a file beside the slots";
+      if (v >= 2) {
+        ASSERT_TRUE(tier.Retire("heat", v - 1, "r000000.part").ok());
+      }
+    }
+  }
+  (void)PosixEnv()->DeleteRecursive(root);
 }
 
 TEST(SlotReservationTest, PartCreatedWhileReservingIsWhole) {

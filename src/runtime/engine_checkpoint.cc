@@ -382,6 +382,14 @@ Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) 
     ChangedPagesByRegion& notes;
     ~ForgetNotes() { notes.clear(); }
   } forget_notes{changed_pages_};
+  // The background work this call queues starts when it returns
+  // (Flusher::HoldNewJobs): an ECC encode started at the commit took a core
+  // from the rest of the call, on this rank or on one sharing the node.
+  struct HoldBackgroundWork {
+    Flusher& flusher;
+    explicit HoldBackgroundWork(Flusher& f) : flusher(f) { flusher.HoldNewJobs(); }
+    ~HoldBackgroundWork() { flusher.ReleaseHeld(); }
+  } hold_background_work{*flusher_};
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
   double start = clock_->MonotonicSeconds();
   controller_->EnterCheckpoint();

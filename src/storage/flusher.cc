@@ -21,7 +21,7 @@ void Flusher::AddSuperseding(const std::string& key, Job job, Dropped dropped,
   std::vector<Dropped> superseded;
   {
     MutexLock lock(&mu_);
-    jobs_.push_back({key, std::move(job), std::move(dropped)});
+    jobs_.push_back({key, std::move(job), std::move(dropped), holding_});
     if (!key.empty()) {
       size_t same_key = 0;
       for (const Queued& q : jobs_) same_key += q.key == key;
@@ -41,8 +41,28 @@ void Flusher::AddSuperseding(const std::string& key, Job job, Dropped dropped,
   for (Dropped& d : superseded) d();  // unlocked: it may take the caller's locks
 }
 
+void Flusher::HoldNewJobs() {
+  MutexLock lock(&mu_);
+  holding_ = true;
+}
+
+void Flusher::ReleaseHeld() {
+  {
+    MutexLock lock(&mu_);
+    ReleaseHeldLocked();
+  }
+  work_cv_.Signal();
+}
+
+void Flusher::ReleaseHeldLocked() {
+  holding_ = false;
+  for (Queued& q : jobs_) q.held = false;
+}
+
 Status Flusher::Wait() {
   MutexLock lock(&mu_);
+  ReleaseHeldLocked();
+  work_cv_.Signal();
   while (!jobs_.empty() || running_ != 0) idle_cv_.Wait();
   Status s = first_error_;
   first_error_ = Status::Ok();
@@ -69,7 +89,8 @@ void Flusher::Shutdown() {
 void Flusher::Run() {
   MutexLock lock(&mu_);
   for (;;) {
-    while (!stopping_ && jobs_.empty()) work_cv_.Wait();
+    // Jobs are held in submission order, so a held front holds them all.
+    while (!stopping_ && (jobs_.empty() || jobs_.front().held)) work_cv_.Wait();
     if (jobs_.empty()) return;  // stopping and drained
     Job job = std::move(jobs_.front().job);
     jobs_.pop_front();

@@ -125,6 +125,32 @@ TEST(FlusherTest, AKeyKeepsAsManyQueuedJobsAsItsLimit) {
   EXPECT_EQ(ran, (std::vector<std::string>{"a0", "a3", "a4"}));
 }
 
+// A checkpoint call holds the jobs it adds until it returns. Held jobs
+// cannot start, so a newer job of the same key always supersedes them; a
+// job added before the hold runs meanwhile (else the test hangs); Wait
+// releases the held jobs (else it hangs).
+TEST(FlusherTest, HeldJobsStartOnlyWhenReleasedOrWaitedFor) {
+  auto flusher = StartFlusher();
+  std::vector<std::string> ran, dropped;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  AddStartedJob(*flusher, released, &ran, &dropped, 1);  // "a0", running
+  flusher->HoldNewJobs();
+  flusher->AddSuperseding("b", Recording(&ran, "b1"), RecordingDrop(&dropped, "b1"), 1);
+  release.set_value();  // a0 finishes while b1 is held
+  flusher->AddSuperseding("b", Recording(&ran, "b2"), RecordingDrop(&dropped, "b2"), 1);
+  EXPECT_EQ(dropped, std::vector<std::string>{"b1"});
+  flusher->ReleaseHeld();
+  ASSERT_TRUE(flusher->Wait().ok());
+  EXPECT_EQ(ran, (std::vector<std::string>{"a0", "b2"}));
+
+  flusher->HoldNewJobs();
+  flusher->Add(Recording(&ran, "c"));
+  ASSERT_TRUE(flusher->Wait().ok());  // without ReleaseHeld
+  EXPECT_EQ(ran.back(), "c");
+  flusher->ReleaseHeld();
+}
+
 // Jobs run on a thread the Env started, so an Env that cannot start one
 // makes Start fail instead of throwing.
 class NoThreadEnv final : public EnvWrapper {

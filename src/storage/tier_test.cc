@@ -170,6 +170,17 @@ size_t Parked(Env* env, const std::string& free_dir) {
   return entries.ok() ? entries->size() : 0;
 }
 
+// Writes `file` of version v of "heat", `size` bytes of 'a' + v, into
+// the tier and checks that it reads back.
+void WriteVersionFile(Tier& tier, int v, const std::string& file, uint64_t size) {
+  std::string data(size, static_cast<char>('a' + v));
+  auto pending = tier.Create("heat", v, file, size);
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
+  ASSERT_TRUE((*pending)->Commit().ok());
+  EXPECT_EQ(*tier.GetFile("heat", v, file), data) << file << " version " << v;
+}
+
 TEST(SlotReservationTest, SlotsAreMadeAheadAndTheFirstPartTakesOne) {
   auto env = NewMemEnv();
   Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
@@ -273,12 +284,7 @@ TEST(SlotReservationTest, PartsAndSidecarsEachTakeASlotOfTheirSize) {
     // The sidecar first, as a checkpoint creates it before the part.
     for (auto [file, size] : {std::pair<const char*, uint64_t>{"r000000.part.ecc", sidecar},
                               {"r000000.part", part}}) {
-      std::string data(size, static_cast<char>('a' + v));
-      auto pending = tier.Create("heat", v, file, size);
-      ASSERT_TRUE(pending.ok()) << pending.status().ToString();
-      ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
-      ASSERT_TRUE((*pending)->Commit().ok());
-      EXPECT_EQ(*tier.GetFile("heat", v, file), data) << file << " version " << v;
+      ASSERT_NO_FATAL_FAILURE(WriteVersionFile(tier, v, file, size));
     }
     EXPECT_EQ(*tier.UsedBytes(), used) << "version " << v;
     if (v >= 2) {
@@ -307,12 +313,7 @@ TEST(SlotReservationTest, FilesOfUnreservedSizesLiveInTheReservedSlots) {
     int v = 0;
     for (uint64_t size : sizes) {
       ++v;
-      std::string data(size, static_cast<char>('a' + v));
-      auto pending = tier.Create("heat", v, "r000000.part", size);
-      ASSERT_TRUE(pending.ok()) << pending.status().ToString();
-      ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
-      ASSERT_TRUE((*pending)->Commit().ok());
-      EXPECT_EQ(*tier.GetFile("heat", v, "r000000.part"), data) << "version " << v;
+      ASSERT_NO_FATAL_FAILURE(WriteVersionFile(tier, v, "r000000.part", size));
       EXPECT_LE(*tier.UsedBytes(), 2 * full) << "version " << v << " made a file beside the slots";
       if (v >= 2) {
         ASSERT_TRUE(tier.Retire("heat", v - 1, "r000000.part").ok());
@@ -331,12 +332,7 @@ TEST(SlotReservationTest, PartCreatedWhileReservingIsWhole) {
   const uint64_t size = 3 << 20;
   tier.ReserveSlots({size}, 4);
   for (int v = 1; v <= 3; ++v) {
-    std::string data(size, static_cast<char>('a' + v));
-    auto pending = tier.Create("heat", v, "r000000.part", size);
-    ASSERT_TRUE(pending.ok()) << pending.status().ToString();
-    ASSERT_TRUE((*pending)->file().Append(data.data(), size).ok());
-    ASSERT_TRUE((*pending)->Commit().ok());
-    EXPECT_EQ(*tier.GetFile("heat", v, "r000000.part"), data) << "version " << v;
+    ASSERT_NO_FATAL_FAILURE(WriteVersionFile(tier, v, "r000000.part", size));
     EXPECT_EQ(*tier.Files("heat", v), std::vector<std::string>{"r000000.part"});
   }
   tier.WaitForSlots();

@@ -4,6 +4,13 @@
 #ifndef CAIRN_BENCH_BENCH_SUPPORT_H_
 #define CAIRN_BENCH_BENCH_SUPPORT_H_
 
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -82,6 +89,85 @@ inline std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv,
     return e.get_exit_code() == 0 ? 0 : 2;
   }
 }
+
+// Removes path and everything under it (symlinks as links), quietly.
+inline void RemoveTree(const std::string& path) {
+  nftw(
+      path.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return remove(p), 0; },
+      32, FTW_DEPTH | FTW_PHYS);
+}
+
+// Removes directory trees when this process ends, however it ends: a
+// benchmark killed by mpirun (Ctrl-C, a closed output pipe, a time limit)
+// otherwise leaves its data behind, gigabytes of RAM under /dev/shm. A
+// helper process, forked before MPI_Init (MPI must not see a fork), reads
+// the paths from a pipe and removes them once the pipe closes, which is
+// when this process exits or is killed, SIGKILL included.
+class RemovedAtExit {
+ public:
+  RemovedAtExit() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return;
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      return;
+    }
+    if (pid == 0) RunHelper(fds[0], fds[1]);  // never returns
+    close(fds[0]);
+    fd_ = fds[1];
+  }
+  ~RemovedAtExit() {
+    if (fd_ >= 0) close(fd_);
+  }
+  RemovedAtExit(const RemovedAtExit&) = delete;
+  RemovedAtExit& operator=(const RemovedAtExit&) = delete;
+
+  // Whether the helper runs: if not, a killed run leaves `path` behind.
+  bool active() const { return fd_ >= 0; }
+  // Removes `path` when this process ends (the benchmark may remove it
+  // itself before).
+  void Add(const std::string& path) {
+    const std::string line = path + '\n';
+    if (fd_ >= 0 && write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+      std::fprintf(stderr, "warning: %s will be left behind if this run is killed\n",
+                   path.c_str());
+    }
+  }
+
+ private:
+  [[noreturn]] static void RunHelper(int read_end, int write_end) {
+    close(write_end);
+    prctl(PR_SET_NAME, "bench-cleanup");  // not the benchmark's name in ps or pkill
+    // Out of the job's process group and session, so that the signal that
+    // ends the job does not end the helper too, and off the job's output,
+    // so that nothing waits for the helper's copy of it.
+    setsid();
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    const int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd <= 2 && null >= 0; ++fd) dup2(null, fd);
+    std::string paths;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = read(read_end, buf, sizeof buf);
+      if (n > 0) {
+        paths.append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        break;
+      }
+    }
+    for (size_t at = 0, end; (end = paths.find('\n', at)) != std::string::npos; at = end + 1) {
+      RemoveTree(paths.substr(at, end - at));
+    }
+    _exit(0);
+  }
+
+  int fd_ = -1;
+};
 
 }  // namespace cairn_bench
 

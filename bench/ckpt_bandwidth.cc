@@ -272,15 +272,6 @@ bool MakeDirs(const std::string& path, std::string* error) {
   return true;
 }
 
-int RemoveOne(const char* path, const struct stat*, int, struct FTW*) {
-  remove(path);
-  return 0;
-}
-
-void RemoveTree(const std::string& path) {
-  nftw(path.c_str(), RemoveOne, 32, FTW_DEPTH | FTW_PHYS);
-}
-
 void RemoveFile(const std::string& path) { unlink(path.c_str()); }
 
 // Writes all of buf with as few write() calls as the kernel allows.
@@ -1194,7 +1185,7 @@ bool RunEccRound(Run& r, const EccCase& c, const std::string& raw_dir, ShmMap& s
     for (double w : SlowestRank(r.w, windows)) ck->ecc_window.push_back(w);
   }
   MPI_Barrier(r.w.comm);
-  if (r.w.node_rank == 0) RemoveTree(r.shm_dir + "/cairn-ecc-" + label);
+  if (r.w.node_rank == 0) cairn_bench::RemoveTree(r.shm_dir + "/cairn-ecc-" + label);
   return true;
 }
 
@@ -1241,6 +1232,7 @@ bool BenchEcc(Run& r, std::vector<CaseResult>* results) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cairn_bench::RemovedAtExit removed_at_exit;  // before MPI_Init: it forks
   MPI_Init(&argc, &argv);
   Run r;
   MPI_Comm_rank(r.w.comm, &r.w.rank);
@@ -1267,6 +1259,10 @@ int main(int argc, char** argv) {
     r.run_dir = std::string(real) + "/run-" + std::to_string(id);
     r.shm_dir = "/dev/shm/cairn-bench-" + std::to_string(getuid()) + "-" + std::to_string(id);
     ok = MakeDirs(r.run_dir, &error) && MakeDirs(r.shm_dir, &error);
+    if (!r.opt.keep_data && r.w.node_rank == 0) {
+      removed_at_exit.Add(r.run_dir);
+      removed_at_exit.Add(r.shm_dir);
+    }
   }
   Buffer buffer(r.bytes);
   if (ok && buffer.p == nullptr) ok = (error = Errno("mmap of the data buffer"), false);
@@ -1291,8 +1287,8 @@ int main(int argc, char** argv) {
 
   MPI_Barrier(r.w.comm);
   if (!r.opt.keep_data && r.w.node_rank == 0) {
-    RemoveTree(r.run_dir);
-    RemoveTree(r.shm_dir);
+    cairn_bench::RemoveTree(r.run_dir);
+    cairn_bench::RemoveTree(r.shm_dir);
   }
   if (good && r.w.rank == 0) {
     if (r.opt.json) {

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -208,7 +209,7 @@ void Print(const Options& o, Pattern pattern, DedupMode mode, int64_t threshold,
               f.max_written, f.reduce, f.checkpoint, f.hash, f.raw_hash);
 }
 
-int Main(int argc, char** argv) {
+int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -219,12 +220,19 @@ int Main(int argc, char** argv) {
   app.add_option("--reps", o.reps, "repetitions; the fastest is reported (hashing: the medians)")->check(CLI::Range(1, 1000));
   app.add_option("--ranks-per-node", o.ranks_per_node, "ranks per virtual node (0: real nodes)")
       ->check(CLI::Range(0, 1 << 20));
-  app.add_option("--dir", o.dir, "directory of the memory tier and its data");
+  app.add_option("--dir", o.dir, "directory of the memory tier and its data (in run-<id>, removed at the end)");
   app.add_flag("--json", o.json, "one JSON object per case and line instead of a table");
   app.add_option("--pattern", o.patterns, "run only these patterns (unique, identical, stencil, quiescent)")
       ->check(CLI::IsMember({"unique", "identical", "stencil", "quiescent"}));
   app.add_flag("!--no-thresholds", o.thresholds, "leave out the threshold sweep");
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv, rank == 0)) return *exit;
+  // This run's data goes under a directory of its own, removed when the
+  // run ends, killed or not.
+  long long id = 0;
+  if (rank == 0) id = static_cast<long long>(getpid()) * 1000 + (time(nullptr) % 1000);
+  MPI_Bcast(&id, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  o.dir += "/run-" + std::to_string(id);
+  removed_at_exit.Add(o.dir);
 
   const uint64_t bytes = static_cast<uint64_t>(o.mib * 1024 * 1024) / kPage * kPage;
   std::vector<uint8_t> buf(bytes);
@@ -264,8 +272,9 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cairn_bench::RemovedAtExit removed_at_exit;  // before MPI_Init: it forks
   MPI_Init(&argc, &argv);
-  const int status = Main(argc, argv);
+  const int status = Main(argc, argv, removed_at_exit);
   MPI_Finalize();
   return status;
 }

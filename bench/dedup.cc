@@ -7,7 +7,7 @@
 //   mpirun -np 4 build/bench/dedup --mib 64 --json
 // Patterns: unique (every page different), identical (every rank the same
 // pages), stencil (80 % of pages equal across ranks, 20 % per rank) and
-// quiescent (unique pages; 10 % change before the measured version).
+// quiescent (unique pages; 10 % change from each version to the next).
 #include <mpi.h>
 #include <xxh_x86dispatch.h>
 
@@ -31,8 +31,10 @@ namespace {
 
 using cairn::DedupMode;
 constexpr size_t kPage = 4096;
-// Versions of the measured name checkpointed before the measured one.
-constexpr int64_t kWarmVersions = 3;
+// Versions of the measured name checkpointed before the measured one: the
+// slots (keep 2: three, and a fresh file) have each taken a file of the
+// mode's size by then.
+constexpr int64_t kWarmVersions = 4;
 
 struct Options {
   double mib = 64;
@@ -76,11 +78,13 @@ void Fill(std::vector<uint8_t>& buf, Pattern pattern, int rank, int64_t generati
   }
 }
 
-// 10 % of the pages change (quiescent's second version).
-void Touch(std::vector<uint8_t>& buf, int rank) {
+// 10 % of the pages change (quiescent's versions after the first), to
+// contents of their own for each generation.
+void Touch(std::vector<uint8_t>& buf, int rank, int64_t generation) {
   const size_t pages = buf.size() / kPage;
   for (size_t i = 0; i < pages; i += 10) {
-    FillPage(buf.data() + i * kPage, static_cast<uint64_t>(rank) + 1, i, 77);
+    FillPage(buf.data() + i * kPage, static_cast<uint64_t>(rank) + 1, i,
+             (static_cast<uint64_t>(generation) << 32) | 77);
   }
 }
 
@@ -134,22 +138,20 @@ cairn::Status RunOnce(const Options& o, Pattern pattern, DedupMode mode, int64_t
   // And the rest of the slots made before the measured checkpoint, so that
   // no mode is measured against the reservation's page faults.
   CAIRN_RETURN_IF_ERROR(engine->Wait());
-  // The measured version is the name's kWarmVersions-th, as in a job that
-  // has checkpointed for a while: by then each slot has held a file of this
-  // mode's size once (a deduplicated pages file is sized by its plan, and
-  // a slot is resized to it, once, on the checkpoint's path). Each version's
-  // pages differ from the previous one's, except that quiescent's measured
-  // version changes only 10 % of them.
-  for (int64_t v = 0; v < kWarmVersions; ++v) {
-    if (v > 0) Fill(buf, pattern, rank, v);
+  // The measured version is the name's last, as in a job that has
+  // checkpointed for a while: by then each slot has held a file of this
+  // mode's size (a deduplicated pages file is sized by its plan; a slot is
+  // cut to it once, on the checkpoint's path, which the first versions
+  // pay). Each version's pages differ from the previous one's, but in
+  // quiescent, where 10 % of them change from one version to the next.
+  for (int64_t v = 0; v <= kWarmVersions; ++v) {
+    if (v > 0 && pattern == Pattern::kQuiescent) {
+      Touch(buf, rank, v);
+    } else if (v > 0) {
+      Fill(buf, pattern, rank, v);
+    }
     CAIRN_RETURN_IF_ERROR(engine->Checkpoint("bench", v));
   }
-  if (pattern == Pattern::kQuiescent) {
-    Touch(buf, rank);
-  } else {
-    Fill(buf, pattern, rank, kWarmVersions);
-  }
-  CAIRN_RETURN_IF_ERROR(engine->Checkpoint("bench", kWarmVersions));
   const cairn::CheckpointReport& r = engine->last_checkpoint();
   // Every rank hashes at once, as inside the checkpoint (ranks may share
   // cores: -np 4 on 2 cores).

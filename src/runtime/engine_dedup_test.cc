@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -232,6 +233,60 @@ TEST_F(EngineDedupTest, RestartTestPassesOverAVersionWhoseReferenceIsGone) {
     EXPECT_EQ(*newest, 1) << "rank " << rank;
   });
   ExpectRestart(2, 1, 1);
+}
+
+// Pages files of a different size at every version, on the memory tier
+// alone: each goes into a reserved slot cut (or regrown) to its size
+// (storage/slot_cache.h), and the newest version restores bit-exact.
+TEST_F(EngineDedupTest, PagesFilesOfChangingSizesRestoreBitExact) {
+  config_.dedup.mode = DedupMode::kLocal;
+  config_.tier(TierKind::kPfs).enabled = false;
+  constexpr size_t kBigPages = 1024;  // 4 MiB: worth a slot
+  // Version v repeats its first page over a share of the pages that grows
+  // and shrinks with v, so that every pages file has its own size.
+  auto fill = [](std::vector<uint8_t>& state, int rank, int64_t v) {
+    const size_t repeated = kBigPages * static_cast<size_t>((v * 37) % 90) / 100;
+    for (size_t p = 0; p < kBigPages; ++p) {
+      const uint64_t words[2] = {p < repeated ? 0 : p + 1, static_cast<uint64_t>(v * 16 + rank)};
+      std::memset(state.data() + p * kPage, static_cast<int>(v), kPage);
+      std::memcpy(state.data() + p * kPage, words, sizeof words);
+    }
+  };
+  constexpr int64_t kLast = 7;
+  auto run = [&](const std::function<void(int, Engine&, std::vector<uint8_t>&)>& body) {
+    ThreadGroup group({0, 0});
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 2; ++r) {
+      threads.emplace_back([&, r] {
+        auto engine = Engine::Create(std::make_unique<ThreadComm>(&group, r), config_, env_.get(),
+                                     Clock::Real());
+        ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+        std::vector<uint8_t> state(kBigPages * kPage);
+        ASSERT_TRUE((*engine)->Protect(0, state.data(), state.size(), 1).ok());
+        body(r, **engine, state);
+        EXPECT_TRUE((*engine)->Finalize().ok());
+      });
+    }
+    for (auto& t : threads) t.join();
+  };
+  run([&](int rank, Engine& e, std::vector<uint8_t>& state) {
+    std::set<uint64_t> sizes;
+    for (int64_t v = 0; v <= kLast; ++v) {
+      fill(state, rank, v);
+      ASSERT_TRUE(e.Checkpoint("dd", v).ok()) << "version " << v;
+      ASSERT_TRUE(e.Wait().ok());
+      sizes.insert(e.last_checkpoint().bytes);
+    }
+    EXPECT_GE(sizes.size(), 6u) << "rank " << rank << ": the versions' files should differ in size";
+  });
+  run([&](int rank, Engine& e, std::vector<uint8_t>& state) {
+    auto report = e.Restart("dd", 1000);
+    ASSERT_TRUE(report.ok()) << "rank " << rank << ": " << report.status().ToString();
+    EXPECT_EQ(report->version, kLast);
+    std::vector<uint8_t> want(state.size());
+    fill(want, rank, kLast);
+    EXPECT_TRUE(state == want) << "rank " << rank << " restored other bytes";
+  });
 }
 
 }  // namespace

@@ -124,8 +124,6 @@ class RemovedAtExit {
   RemovedAtExit(const RemovedAtExit&) = delete;
   RemovedAtExit& operator=(const RemovedAtExit&) = delete;
 
-  // Whether the helper runs: if not, a killed run leaves `path` behind.
-  bool active() const { return fd_ >= 0; }
   // Removes `path` when this process ends (the benchmark may remove it
   // itself before).
   void Add(const std::string& path) {

@@ -1106,7 +1106,8 @@ Result<double> ProbeRating(const Options& opt, const RealSetup& setup, const Sce
   return opt.lifetime_years * kSecondsPerYear / mean_inverse;
 }
 
-int RunRealMode(const Options& opt, const std::vector<PolicyCase>& policies) {
+int RunRealMode(const Options& opt, const std::vector<PolicyCase>& policies,
+                cairn_bench::RemovedAtExit& removed_at_exit) {
   World w;
   MPI_Comm_rank(w.comm, &w.rank);
   MPI_Comm_size(w.comm, &w.size);
@@ -1159,6 +1160,10 @@ int RunRealMode(const Options& opt, const std::vector<PolicyCase>& policies) {
     if (!ec && w.node_rank == 0) {
       std::filesystem::create_directories(setup.run_dir, ec);
       if (!ec) std::filesystem::create_directories(setup.shm_dir, ec);
+      if (!ec && !opt.keep_data) {
+        removed_at_exit.Add(setup.run_dir);
+        removed_at_exit.Add(setup.shm_dir);
+      }
     }
     if (ec) error = "creating the run directories under " + opt.dir + ": " + ec.message();
   }
@@ -1308,6 +1313,9 @@ int Run(int argc, char** argv) {
   const bool real = std::any_of(argv + 1, argv + argc,
                                 [](const char* a) { return std::strcmp(a, "--real") == 0; });
   int rank = 0;
+  // Before MPI_Init: it forks.
+  std::optional<cairn_bench::RemovedAtExit> removed_at_exit;
+  if (real) removed_at_exit.emplace();
   if (real) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -1334,7 +1342,7 @@ int Run(int argc, char** argv) {
     }
     policies.push_back(*p);
   }
-  return done(real ? RunRealMode(opt, policies) : RunModelMode(opt, policies));
+  return done(real ? RunRealMode(opt, policies, *removed_at_exit) : RunModelMode(opt, policies));
 }
 
 }  // namespace

@@ -86,6 +86,7 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include "bench_mpi.h"
 #include "bench_support.h"
 #include "cairn/cairn.h"
 
@@ -1248,10 +1249,7 @@ int main(int argc, char** argv) {
   r.bytes = static_cast<size_t>(r.opt.mib) << 20;
   r.w.trace = r.opt.trace;
 
-  // A run id shared by all ranks names this run's directories.
-  long long id = 0;
-  if (r.w.rank == 0) id = static_cast<long long>(getpid()) * 1000 + (time(nullptr) % 1000);
-  MPI_Bcast(&id, 1, MPI_LONG_LONG, 0, r.w.comm);
+  const long long id = cairn_bench::SharedRunId(r.w.comm);
   bool ok = MakeDirs(r.opt.dir, &error);
   char real[PATH_MAX];
   if (ok && realpath(r.opt.dir.c_str(), real) == nullptr) ok = (error = Errno(r.opt.dir), false);

@@ -132,6 +132,7 @@
 #include <mpi.h>
 
 #include "base/clock.h"
+#include "bench_mpi.h"
 #include "bench_support.h"
 #include "cairn/cairn.h"
 #include "env/env.h"
@@ -1136,10 +1137,7 @@ int RunRealMode(const Options& opt, const std::vector<PolicyCase>& policies,
     }
   }
 
-  // A run id shared by all ranks names this run's directories.
-  long long id = 0;
-  if (w.rank == 0) id = static_cast<long long>(getpid()) * 1000 + (time(nullptr) % 1000);
-  MPI_Bcast(&id, 1, MPI_LONG_LONG, 0, w.comm);
+  const long long id = cairn_bench::SharedRunId(w.comm);
   RealSetup setup;
   setup.world = &w;
   setup.topology_ranks_per_node = opt.ranks_per_node;
@@ -1313,10 +1311,9 @@ int Run(int argc, char** argv) {
   const bool real = std::any_of(argv + 1, argv + argc,
                                 [](const char* a) { return std::strcmp(a, "--real") == 0; });
   int rank = 0;
-  // Before MPI_Init: it forks.
   std::optional<cairn_bench::RemovedAtExit> removed_at_exit;
-  if (real) removed_at_exit.emplace();
   if (real) {
+    removed_at_exit.emplace();  // before MPI_Init: it forks
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   }

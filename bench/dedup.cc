@@ -15,11 +15,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_mpi.h"
 #include "bench_support.h"
 #include "base/clock.h"
 #include "base/config.h"
@@ -230,10 +230,7 @@ int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv, rank == 0)) return *exit;
   // This run's data goes under a directory of its own, removed when the
   // run ends, killed or not.
-  long long id = 0;
-  if (rank == 0) id = static_cast<long long>(getpid()) * 1000 + (time(nullptr) % 1000);
-  MPI_Bcast(&id, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-  o.dir += "/run-" + std::to_string(id);
+  o.dir += "/run-" + std::to_string(cairn_bench::SharedRunId(MPI_COMM_WORLD));
   removed_at_exit.Add(o.dir);
 
   const uint64_t bytes = static_cast<uint64_t>(o.mib * 1024 * 1024) / kPage * kPage;

@@ -87,6 +87,7 @@ std::string EncodeHashFreqSet(const HashFreqSet& set, size_t digest_bytes) {
   }
   return std::move(w.data());
 }
+
 Result<HashFreqSet> DecodeHashFreqSet(std::string_view bytes, size_t digest_bytes, int nranks,
                                       const std::string& origin) {
   ByteReader r(bytes);

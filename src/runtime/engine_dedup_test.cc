@@ -59,8 +59,9 @@ class EngineDedupTest : public ::testing::Test {
 
   using Body = std::function<void(int rank, Engine& engine, std::vector<uint8_t>& state)>;
 
-  // One job of `ranks` ranks, `per_node` to a virtual node.
-  void RunJob(int ranks, int per_node, const Body& body) {
+  // One job of `ranks` ranks, `per_node` to a virtual node, each
+  // protecting `state_bytes`.
+  void RunJob(int ranks, int per_node, const Body& body, size_t state_bytes = kStateBytes) {
     std::vector<int> nodes;
     for (int r = 0; r < ranks; ++r) nodes.push_back(r / per_node);
     ThreadGroup group(nodes);
@@ -70,7 +71,7 @@ class EngineDedupTest : public ::testing::Test {
         auto engine = Engine::Create(std::make_unique<ThreadComm>(&group, r), config_, env_.get(),
                                      Clock::Real());
         ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-        std::vector<uint8_t> state(kStateBytes);
+        std::vector<uint8_t> state(state_bytes);
         ASSERT_TRUE((*engine)->Protect(0, state.data(), state.size(), 1).ok());
         body(r, **engine, state);
         Status done = (*engine)->Finalize();
@@ -253,23 +254,7 @@ TEST_F(EngineDedupTest, PagesFilesOfChangingSizesRestoreBitExact) {
     }
   };
   constexpr int64_t kLast = 7;
-  auto run = [&](const std::function<void(int, Engine&, std::vector<uint8_t>&)>& body) {
-    ThreadGroup group({0, 0});
-    std::vector<std::thread> threads;
-    for (int r = 0; r < 2; ++r) {
-      threads.emplace_back([&, r] {
-        auto engine = Engine::Create(std::make_unique<ThreadComm>(&group, r), config_, env_.get(),
-                                     Clock::Real());
-        ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-        std::vector<uint8_t> state(kBigPages * kPage);
-        ASSERT_TRUE((*engine)->Protect(0, state.data(), state.size(), 1).ok());
-        body(r, **engine, state);
-        EXPECT_TRUE((*engine)->Finalize().ok());
-      });
-    }
-    for (auto& t : threads) t.join();
-  };
-  run([&](int rank, Engine& e, std::vector<uint8_t>& state) {
+  RunJob(2, 2, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
     std::set<uint64_t> sizes;
     for (int64_t v = 0; v <= kLast; ++v) {
       fill(state, rank, v);
@@ -278,15 +263,15 @@ TEST_F(EngineDedupTest, PagesFilesOfChangingSizesRestoreBitExact) {
       sizes.insert(e.last_checkpoint().bytes);
     }
     EXPECT_GE(sizes.size(), 6u) << "rank " << rank << ": the versions' files should differ in size";
-  });
-  run([&](int rank, Engine& e, std::vector<uint8_t>& state) {
+  }, kBigPages * kPage);
+  RunJob(2, 2, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
     auto report = e.Restart("dd", 1000);
     ASSERT_TRUE(report.ok()) << "rank " << rank << ": " << report.status().ToString();
     EXPECT_EQ(report->version, kLast);
     std::vector<uint8_t> want(state.size());
     fill(want, rank, kLast);
     EXPECT_TRUE(state == want) << "rank " << rank << " restored other bytes";
-  });
+  }, kBigPages * kPage);
 }
 
 }  // namespace

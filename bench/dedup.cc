@@ -4,6 +4,10 @@
 // the reduction and checkpoint seconds, and the hashing seconds against raw
 // xxh3-128 of the same pages measured in the same run; then the reduction
 // seconds of `unique` pages against threshold 2^16, 2^17, 2^18 (Fig. 2).
+// The collective modes run twice: with [dedup] probe_every 8 (the default:
+// a version after a step that found no page two ranks hold skips the step)
+// and 1 (the step in every version, as the paper); `collective_step` says
+// whether the measured version took it.
 //   mpirun -np 4 build/bench/dedup --mib 64 --json
 // Patterns: unique (every page different), identical (every rank the same
 // pages), stencil (80 % of pages equal across ranks, 20 % per rank) and
@@ -104,30 +108,40 @@ struct Figures {
   double reduce = 0, checkpoint = 0, hash = 0, raw_hash = 0;
 };
 
-cairn::Config MakeConfig(const Options& o, DedupMode mode, int64_t threshold, int run) {
-  cairn::Config c;
-  c.dir = o.dir;
-  c.log_level = "warn";
-  c.tier(cairn::TierKind::kMemory).path = o.dir + "/mem-" + std::to_string(run) + "/{node}";
-  c.tier(cairn::TierKind::kSsd).enabled = false;
-  c.tier(cairn::TierKind::kPfs).enabled = false;
-  c.keep = 2;
-  c.ranks_per_node = o.ranks_per_node;
-  c.dedup.mode = mode;
-  c.dedup.threshold = threshold;
-  return c;
+// What one row measures.
+struct Case {
+  Pattern pattern;
+  DedupMode mode;
+  int64_t threshold;
+  int probe_every;
+};
+
+cairn::Config MakeConfig(const Options& o, const Case& c, int run) {
+  cairn::Config config;
+  config.dir = o.dir;
+  config.log_level = "warn";
+  config.tier(cairn::TierKind::kMemory).path = o.dir + "/mem-" + std::to_string(run) + "/{node}";
+  config.tier(cairn::TierKind::kSsd).enabled = false;
+  config.tier(cairn::TierKind::kPfs).enabled = false;
+  config.keep = 2;
+  config.ranks_per_node = o.ranks_per_node;
+  config.dedup.mode = c.mode;
+  config.dedup.threshold = c.threshold;
+  config.dedup.probe_every = c.probe_every;
+  return config;
 }
 
 // One repetition: a fresh engine, a warm-up, then versions 0 to
 // kWarmVersions of one name, the last one measured; every figure is the
 // job's worst rank but the written averages.
-cairn::Status RunOnce(const Options& o, Pattern pattern, DedupMode mode, int64_t threshold,
-                      std::vector<uint8_t>& buf, int run, Figures* f) {
+cairn::Status RunOnce(const Options& o, const Case& c, std::vector<uint8_t>& buf, int run,
+                      Figures* f) {
+  const Pattern pattern = c.pattern;
   CAIRN_ASSIGN_OR_RETURN(auto comm, cairn::NewMpiComm(MPI_COMM_WORLD, o.ranks_per_node));
   const int rank = comm->rank();
   const int size = comm->size();
   CAIRN_ASSIGN_OR_RETURN(auto engine, cairn::Engine::Create(std::move(comm),
-                                                            MakeConfig(o, mode, threshold, run),
+                                                            MakeConfig(o, c, run),
                                                             cairn::PosixEnv(), cairn::Clock::Real()));
   Fill(buf, pattern, rank, 0);
   CAIRN_RETURN_IF_ERROR(engine->Protect(0, buf.data(), buf.size(), 1));
@@ -172,13 +186,12 @@ cairn::Status RunOnce(const Options& o, Pattern pattern, DedupMode mode, int64_t
 // but the hashing seconds, Cairn's and the raw loop's, are each the median
 // over the repetitions: one pair of 5 ms loops on shared cores varies by
 // more than the 10 % the target allows.
-cairn::Status RunCase(const Options& o, Pattern pattern, DedupMode mode, int64_t threshold,
-                      std::vector<uint8_t>& buf, Figures* best) {
+cairn::Status RunCase(const Options& o, const Case& c, std::vector<uint8_t>& buf, Figures* best) {
   static int run = 0;
   std::vector<double> hash, raw_hash;
   for (int rep = 0; rep < o.reps; ++rep) {
     Figures f;
-    CAIRN_RETURN_IF_ERROR(RunOnce(o, pattern, mode, threshold, buf, run++, &f));
+    CAIRN_RETURN_IF_ERROR(RunOnce(o, c, buf, run++, &f));
     if (rep == 0 || f.checkpoint < best->checkpoint) *best = f;
     hash.push_back(f.hash);
     raw_hash.push_back(f.raw_hash);
@@ -188,14 +201,16 @@ cairn::Status RunCase(const Options& o, Pattern pattern, DedupMode mode, int64_t
   return cairn::Status::Ok();
 }
 
-void Print(const Options& o, Pattern pattern, DedupMode mode, int64_t threshold, int ranks,
-           uint64_t bytes, const Figures& f) {
+void Print(const Options& o, const Case& c, int ranks, uint64_t bytes, const Figures& f) {
+  const bool collective_step = f.reduce > 0;  // only the step sets it
   if (o.json) {
     cairn_bench::Json j;
-    j["pattern"] = PatternName(pattern);
-    j["mode"] = cairn::DedupModeName(mode);
+    j["pattern"] = PatternName(c.pattern);
+    j["mode"] = cairn::DedupModeName(c.mode);
     j["ranks"] = ranks;
-    j["threshold"] = threshold;
+    j["threshold"] = c.threshold;
+    j["probe_every"] = c.probe_every;
+    j["collective_step"] = collective_step;
     j["bytes_per_rank"] = bytes;
     j["avg_written"] = f.avg_written;
     j["max_written"] = f.max_written;
@@ -206,9 +221,10 @@ void Print(const Options& o, Pattern pattern, DedupMode mode, int64_t threshold,
     cairn_bench::PrintJsonLine(j);
     return;
   }
-  std::printf("%-10s %-23s %5d %8lld %12.0f %12.0f %9.4f %9.4f %9.4f %9.4f\n", PatternName(pattern),
-              cairn::DedupModeName(mode), ranks, static_cast<long long>(threshold), f.avg_written,
-              f.max_written, f.reduce, f.checkpoint, f.hash, f.raw_hash);
+  std::printf("%-10s %-23s %5d %8lld %5d %4s %12.0f %12.0f %9.4f %9.4f %9.4f %9.4f\n",
+              PatternName(c.pattern), cairn::DedupModeName(c.mode), ranks,
+              static_cast<long long>(c.threshold), c.probe_every, collective_step ? "yes" : "no",
+              f.avg_written, f.max_written, f.reduce, f.checkpoint, f.hash, f.raw_hash);
 }
 
 int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
@@ -236,14 +252,16 @@ int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
   const uint64_t bytes = static_cast<uint64_t>(o.mib * 1024 * 1024) / kPage * kPage;
   std::vector<uint8_t> buf(bytes);
   if (!o.json && rank == 0) {
-    std::printf("%-10s %-23s %5s %8s %12s %12s %9s %9s %9s %9s\n", "pattern", "mode", "ranks",
-                "thresh", "avg_written", "max_written", "reduce_s", "ckpt_s", "hash_s", "raw_s");
+    std::printf("%-10s %-23s %5s %8s %5s %4s %12s %12s %9s %9s %9s %9s\n", "pattern", "mode",
+                "ranks", "thresh", "probe", "step", "avg_written", "max_written", "reduce_s",
+                "ckpt_s", "hash_s", "raw_s");
   }
   auto fail = [&](const cairn::Status& s) {
     if (rank == 0) std::fprintf(stderr, "dedup: %s\n", s.ToString().c_str());
     return 1;
   };
-  const int64_t kDefaultThreshold = int64_t{1} << 17;
+  const int64_t kDefaultThreshold = cairn::DedupSettings{}.threshold;
+  const int kDefaultProbeEvery = cairn::DedupSettings{}.probe_every;
   for (Pattern p : {Pattern::kUnique, Pattern::kIdentical, Pattern::kStencil, Pattern::kQuiescent}) {
     if (!o.patterns.empty() &&
         std::find(o.patterns.begin(), o.patterns.end(), PatternName(p)) == o.patterns.end()) {
@@ -251,19 +269,23 @@ int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
     }
     for (DedupMode m : {DedupMode::kOff, DedupMode::kLocal, DedupMode::kCollective,
                         DedupMode::kIncremental, DedupMode::kCollectiveIncremental}) {
-      Figures f;
-      if (auto s = RunCase(o, p, m, kDefaultThreshold, buf, &f); !s.ok()) return fail(s);
-      if (rank == 0) Print(o, p, m, kDefaultThreshold, size, bytes, f);
+      const bool collective = m == DedupMode::kCollective || m == DedupMode::kCollectiveIncremental;
+      for (int probe_every : {kDefaultProbeEvery, 1}) {
+        if (probe_every == 1 && !collective) continue;
+        const Case c{p, m, kDefaultThreshold, probe_every};
+        Figures f;
+        if (auto s = RunCase(o, c, buf, &f); !s.ok()) return fail(s);
+        if (rank == 0) Print(o, c, size, bytes, f);
+      }
     }
   }
   for (int shift : {16, 17, 18}) {  // Fig. 2: the reduction's worst case
     if (!o.thresholds) break;
+    // Every version takes the step, whatever the previous one found.
+    const Case c{Pattern::kUnique, DedupMode::kCollective, int64_t{1} << shift, 1};
     Figures f;
-    const int64_t threshold = int64_t{1} << shift;
-    if (auto s = RunCase(o, Pattern::kUnique, DedupMode::kCollective, threshold, buf, &f); !s.ok()) {
-      return fail(s);
-    }
-    if (rank == 0) Print(o, Pattern::kUnique, DedupMode::kCollective, threshold, size, bytes, f);
+    if (auto s = RunCase(o, c, buf, &f); !s.ok()) return fail(s);
+    if (rank == 0) Print(o, c, size, bytes, f);
   }
   return 0;
 }

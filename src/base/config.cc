@@ -534,6 +534,11 @@ std::vector<ConfigKey> BuildKeys() {
   keys.push_back(IntKey("dedup", "full_every", "8",
                         "incremental modes: every Nth version stores every page (1: always)", 1,
                         1000000, [](Config& c) -> int& { return c.dedup.full_every; }));
+  keys.push_back(IntKey("dedup", "probe_every", "8",
+                        "collective modes: after a collective step that found no page two ranks "
+                        "hold, the next versions skip it until every Nth (1: every version, as "
+                        "the paper)",
+                        1, 1000000, [](Config& c) -> int& { return c.dedup.probe_every; }));
   AddTransparentKeys(keys);
   keys.push_back(IntKey("retention", "keep", "2", "complete versions kept per tier", 1, 1000000,
                         [](Config& c) -> int& { return c.keep; }));

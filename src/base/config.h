@@ -155,6 +155,9 @@ struct DedupSettings {
   DedupHash hash = DedupHash::kXxh3_128;
   bool verify = false;  // compare bytes before a page is a local duplicate
   int full_every = 8;   // incremental: every Nth version stores every page
+  // collective: a top-K that found no page two ranks hold is skipped in
+  // the versions after it, up to every Nth (1: never skipped)
+  int probe_every = 8;
   bool collective() const {
     return mode == DedupMode::kCollective || mode == DedupMode::kCollectiveIncremental;
   }

@@ -19,67 +19,51 @@ bool DedupPlanner::SameSlot(const PageView& view, size_t i) const {
   return previous_ && i < previous_->lengths.size() && previous_->lengths[i] == view.page(i).length;
 }
 
-std::vector<PageDigest> DedupPlanner::Digests(const PageView& view,
-                                              const std::vector<bool>* changed,
-                                              uint64_t* hashed) const {
-  const bool trust_changed = changed != nullptr && changed->size() == view.size();
-  std::vector<PageDigest> digests(view.size());
-  for (size_t i = 0; i < view.size(); ++i) {
-    if (trust_changed && !(*changed)[i] && SameSlot(view, i)) {
-      digests[i] = previous_->locations[i].digest;
-    } else {
-      digests[i] = hasher_.Hash(view.page(i).data, view.page(i).length);
-      ++*hashed;
-    }
-  }
-  return digests;
-}
-
-void DedupPlanner::ReferPrevious(const std::vector<PageDigest>& digests, DedupPlan* plan) const {
+void DedupPlanner::ReferPrevious(size_t i, DedupPlan* plan) const {
   // A reference is resolved by digest in the referenced copy, so a page
   // whose index moved (the regions were resized) may still refer to it.
-  const size_t comparable = std::min(digests.size(), previous_->locations.size());
-  for (size_t i = 0; i < comparable; ++i) {
-    const PageRecord& before = previous_->locations[i];
-    // Short pages and pages that collided are never references (they are
-    // found by digest alone).
-    if (!before.shareable || before.digest != digests[i]) continue;
-    PageRecord& r = plan->records[i];
-    r.kind = PageKind::kPrevious;
-    r.rank = before.rank;
-    r.version = before.version;
-    plan->referenced_versions.insert(before.version);
-  }
+  if (i >= previous_->locations.size()) return;
+  const PageRecord& before = previous_->locations[i];
+  PageRecord& r = plan->records[i];
+  // Short pages and pages that collided are never references (they are
+  // found by digest alone).
+  if (!before.shareable || before.digest != r.digest) return;
+  r.kind = PageKind::kPrevious;
+  r.rank = before.rank;
+  r.version = before.version;
+  plan->referenced_versions.insert(before.version);
 }
 
-DedupPlanner::LocalHashes DedupPlanner::DedupLocally(const PageView& view,
-                                                     const std::vector<PageDigest>& digests,
-                                                     DedupPlan* plan) const {
-  LocalHashes local_hashes;
-  for (size_t i = 0; i < view.size(); ++i) {
-    PageRecord& r = plan->records[i];
-    if (r.kind != PageKind::kData) continue;
-    if (!view.whole(i)) {
-      r.shareable = false;
-      continue;
-    }
-    auto [first, inserted] = local_hashes.emplace(digests[i], i);
-    if (inserted) continue;  // line 6-7: a new hash, Reference nil
-    const PageSpan& a = view.page(first->second);
-    const PageSpan& b = view.page(i);
-    if (options_.verify && std::memcmp(a.data, b.data, b.length) != 0) {
-      // Equal digests, different bytes: stored, and never found by digest.
-      r.shareable = false;
-      ++plan->collisions;
-      continue;
-    }
-    r.kind = PageKind::kLocalDup;  // line 9: Reference = MyRank
+void DedupPlanner::DedupLocally(const PageView& view, size_t i, LocalHashes* local_hashes,
+                                DedupPlan* plan) const {
+  PageRecord& r = plan->records[i];
+  if (r.kind != PageKind::kData) return;
+  if (!view.whole(i)) {
+    r.shareable = false;
+    return;
   }
-  return local_hashes;
+  auto [first, inserted] = local_hashes->emplace(r.digest, i);
+  if (inserted) return;  // line 6-7: a new hash, Reference nil
+  const PageSpan& a = view.page(first->second);
+  const PageSpan& b = view.page(i);
+  if (options_.verify && std::memcmp(a.data, b.data, b.length) != 0) {
+    // Equal digests, different bytes: stored, and never found by digest.
+    r.shareable = false;
+    ++plan->collisions;
+    return;
+  }
+  r.kind = PageKind::kLocalDup;  // line 9: Reference = MyRank
 }
 
-Status DedupPlanner::DedupCollectively(Comm& comm, const LocalHashes& local_hashes,
-                                       DedupPlan* plan) const {
+Result<bool> DedupPlanner::AllSkipCollective(Comm& comm) const {
+  const bool mine = unshared_since_ && *unshared_since_ + 1 < options_.probe_every;
+  // Agreed, not assumed: a rank that took the step while another skipped
+  // it would wait for it forever.
+  return comm.AllTrue(mine);
+}
+
+Result<bool> DedupPlanner::DedupCollectively(Comm& comm, const LocalHashes& local_hashes,
+                                             DedupPlan* plan) const {
   auto start = std::chrono::steady_clock::now();
   std::vector<PageDigest> mine;
   mine.reserve(local_hashes.size());
@@ -88,12 +72,13 @@ Status DedupPlanner::DedupCollectively(Comm& comm, const LocalHashes& local_hash
   CAIRN_ASSIGN_OR_RETURN(HashFreqSet top_k, AllReduceTopK(comm, std::move(hash_freq), hasher_.digest_bytes(),
                                                           options_.threshold));
   plan->reduce_seconds = SecondsSince(start);
+  const bool shared = !top_k.empty();  // it holds only pages of two ranks or more
   // Lines 17-21: digest -> owner for the pages another rank stores.
   std::unordered_map<PageDigest, int32_t, PageDigestHash> owned_elsewhere;
   for (const HashFreq& t : top_k) {
     if (t.owner != comm.rank() && local_hashes.count(t.digest)) owned_elsewhere[t.digest] = t.owner;
   }
-  if (owned_elsewhere.empty()) return Status::Ok();
+  if (owned_elsewhere.empty()) return shared;
   for (PageRecord& r : plan->records) {
     bool same_as_first = r.kind == PageKind::kLocalDup || (r.kind == PageKind::kData && r.shareable);
     if (!same_as_first) continue;
@@ -102,31 +87,64 @@ Status DedupPlanner::DedupCollectively(Comm& comm, const LocalHashes& local_hash
     r.kind = PageKind::kRemote;
     r.rank = it->second;
   }
-  return Status::Ok();
+  return shared;
 }
 
 Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t version,
-                                     const std::vector<bool>* changed) {
+                                     const std::vector<bool>* changed, StoredPageSink* sink) {
   DedupPlan plan;
   plan.version = version;
-  auto start = std::chrono::steady_clock::now();
-  uint64_t hashed = 0;
-  std::vector<PageDigest> digests = Digests(view, changed, &hashed);
-  plan.hash_seconds = SecondsSince(start);
-  plan.records.resize(view.size());
-  for (size_t i = 0; i < view.size(); ++i) {
-    plan.records[i].digest = digests[i];
-    plan.records[i].rank = comm.rank();
-    plan.records[i].version = version;
-  }
   plan.full = !options_.incremental || !previous_ ||
               previous_->since_full + 1 >= options_.full_every || previous_->version >= version;
-  if (!plan.full) ReferPrevious(digests, &plan);
-  LocalHashes local_hashes = DedupLocally(view, digests, &plan);
   // Alone, a rank holds no page another rank could store for it: local
   // dedup has already found every duplicate.
-  if (options_.collective && comm.size() > 1) {
-    CAIRN_RETURN_IF_ERROR(DedupCollectively(comm, local_hashes, &plan));
+  bool collective = options_.collective && comm.size() > 1;
+  if (collective) {
+    CAIRN_ASSIGN_OR_RETURN(bool skip, AllSkipCollective(comm));
+    collective = !skip;
+    if (skip) ++*unshared_since_;
+  }
+  plan.streamed = sink != nullptr && !collective;
+  const bool trust_changed = changed != nullptr && changed->size() == view.size();
+  plan.records.resize(view.size());
+  LocalHashes local_hashes;
+  std::vector<size_t> stored;
+  uint64_t hashed = 0;
+  // Chunks of pages small enough to stay in cache from their hashing to
+  // the sink's copy.
+  constexpr uint64_t kChunkBytes = 256 << 10;
+  const size_t chunk_pages = std::max<size_t>(1, kChunkBytes / view.page_size());
+  for (size_t begin = 0; begin < view.size(); begin += chunk_pages) {
+    const size_t end = std::min(view.size(), begin + chunk_pages);
+    auto start = std::chrono::steady_clock::now();
+    for (size_t i = begin; i < end; ++i) {
+      PageRecord& r = plan.records[i];
+      r.rank = comm.rank();
+      r.version = version;
+      if (trust_changed && !(*changed)[i] && SameSlot(view, i)) {
+        r.digest = previous_->locations[i].digest;
+      } else {
+        r.digest = hasher_.Hash(view.page(i).data, view.page(i).length);
+        ++hashed;
+      }
+    }
+    plan.hash_seconds += SecondsSince(start);
+    stored.clear();
+    for (size_t i = begin; i < end; ++i) {
+      if (!plan.full) ReferPrevious(i, &plan);
+      DedupLocally(view, i, &local_hashes, &plan);
+      if (plan.records[i].kind == PageKind::kData) stored.push_back(i);
+    }
+    if (plan.streamed && !stored.empty()) sink->Store(view, stored);
+  }
+  if (collective) {
+    CAIRN_ASSIGN_OR_RETURN(bool shared, DedupCollectively(comm, local_hashes, &plan));
+    plan.collective = true;
+    if (shared) {
+      unshared_since_.reset();
+    } else {
+      unshared_since_ = 0;
+    }
   }
   plan.counts = CountPages(plan.records, view);
   plan.counts.hashed = hashed;

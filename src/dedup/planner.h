@@ -34,6 +34,9 @@ struct DedupOptions {
   bool verify = false;
   size_t threshold = size_t{1} << 17;  // TopK size
   int full_every = 8;                  // incremental: every Nth version is full
+  // Collective: after a top-K that found no page two ranks hold, the next
+  // versions skip the step until the probe_every-th (1: never skip).
+  int probe_every = 8;
 };
 
 struct PageCounts {
@@ -57,6 +60,23 @@ struct DedupPlan {
   std::set<int64_t> referenced_versions;
   double hash_seconds = 0;    // hashing the pages
   double reduce_seconds = 0;  // the top-K reduction (0 without it)
+  // The collective step ran (else the ranks agreed to skip it, or the
+  // mode has none).
+  bool collective = false;
+  // Every stored page went to the sink while the plan was made.
+  bool streamed = false;
+};
+
+// Receives the pages a plan stores, in page order, while the plan is made:
+// DedupPlanner::Plan hands over each chunk's stored pages right after
+// hashing them, while they are still in cache, whenever no later step can
+// change their records (no collective step in this version). Otherwise
+// the caller writes them from the finished plan.
+class StoredPageSink {
+ public:
+  virtual ~StoredPageSink() = default;
+  // `pages`: indices into the view, ascending, each kData and final.
+  virtual void Store(const PageView& view, const std::vector<size_t>& pages) = 0;
 };
 
 class DedupPlanner {
@@ -76,15 +96,23 @@ class DedupPlanner {
   // again. A page is trusted clean only where the previous version had a
   // page of the same length at the same index (the caller keeps indices
   // aligned: a region that grew adds pages at its end, which are hashed).
+  // With a `sink`, the stored pages go to it while they are hashed when
+  // the plan takes no collective step (plan.streamed says whether they did).
+  // The collective step is skipped when every rank agrees that its last
+  // one found no page two ranks hold, up to options().probe_every.
   Result<DedupPlan> Plan(Comm& comm, const PageView& view, int64_t version,
-                         const std::vector<bool>* changed = nullptr);
+                         const std::vector<bool>* changed = nullptr,
+                         StoredPageSink* sink = nullptr);
 
   // The plan's version is committed on every rank: the next version's
   // unchanged pages may refer to it. `rank` is this rank.
   void Committed(const DedupPlan& plan, const PageView& view, int rank);
-  // The next version is full (after a restart, or a failed checkpoint
-  // whose version may be gone).
-  void Forget() { previous_.reset(); }
+  // The next version is full and takes the collective step (after a
+  // restart, or a failed checkpoint whose version may be gone).
+  void Forget() {
+    previous_.reset();
+    unshared_since_.reset();
+  }
   // The version the next plan's unchanged pages may refer to, if any.
   std::optional<int64_t> previous_version() const {
     return previous_ ? std::optional<int64_t>(previous_->version) : std::nullopt;
@@ -101,24 +129,26 @@ class DedupPlanner {
   // Whether page i of `view` has a page of the same length at the same
   // index in the previous version (a clean page there holds its bytes).
   bool SameSlot(const PageView& view, size_t i) const;
-  // Digests of every page: hashed, or the previous version's where
-  // `changed` says the page did not change; counts the pages hashed.
-  std::vector<PageDigest> Digests(const PageView& view, const std::vector<bool>* changed,
-                                  uint64_t* hashed) const;
-  // kPrevious for the pages whose digest the previous version has.
-  void ReferPrevious(const std::vector<PageDigest>& digests, DedupPlan* plan) const;
+  // kPrevious if page i's digest is the previous version's there.
+  void ReferPrevious(size_t i, DedupPlan* plan) const;
   // LocalHashes: digest -> the first page holding it (a kData page).
   using LocalHashes = std::unordered_map<PageDigest, size_t, PageDigestHash>;
-  // Lines 2-11, over the pages not already kPrevious.
-  LocalHashes DedupLocally(const PageView& view, const std::vector<PageDigest>& digests,
-                           DedupPlan* plan) const;
+  // Lines 2-11 for page i, unless it is already kPrevious.
+  void DedupLocally(const PageView& view, size_t i, LocalHashes* local_hashes,
+                    DedupPlan* plan) const;
+  // Collective: whether every rank skips the top-K step of this version.
+  Result<bool> AllSkipCollective(Comm& comm) const;
   // Lines 12-21: the pages of a digest whose designated owner is another
-  // rank become references to it.
-  Status DedupCollectively(Comm& comm, const LocalHashes& local_hashes, DedupPlan* plan) const;
+  // rank become references to it. Whether any page is held by two ranks.
+  Result<bool> DedupCollectively(Comm& comm, const LocalHashes& local_hashes,
+                                 DedupPlan* plan) const;
 
   DedupOptions options_;
   PageHasher hasher_;
   std::optional<Previous> previous_;
+  // Versions planned since a collective step found no page two ranks
+  // hold; empty when the last one found some, or none ran.
+  std::optional<int> unshared_since_;
 };
 
 // Counts the records of each kind and the stored bytes.

@@ -237,5 +237,103 @@ TEST(PlannerTest, AForgottenPlannerStartsWithAFullVersion) {
   EXPECT_TRUE(PlanAlone(planner, buf, 1).full);
 }
 
+// Records what a plan hands over while it is made.
+class RecordingSink final : public StoredPageSink {
+ public:
+  void Store(const PageView&, const std::vector<size_t>& pages) override {
+    ++calls;
+    stored.insert(stored.end(), pages.begin(), pages.end());
+  }
+  int calls = 0;
+  std::vector<size_t> stored;
+};
+
+std::vector<size_t> StoredPages(const DedupPlan& plan) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < plan.records.size(); ++i) {
+    if (plan.records[i].kind == PageKind::kData) out.push_back(i);
+  }
+  return out;
+}
+
+TEST(PlannerTest, WithoutACollectiveStepStoredPagesGoToTheSinkInChunksAsTheyAreHashed) {
+  DedupPlanner planner({.incremental = true});
+  // 200 pages: 4 chunks of 64 pages (256 KiB); every third page repeats.
+  std::vector<uint8_t> tags(200);
+  for (size_t i = 0; i < tags.size(); ++i) tags[i] = static_cast<uint8_t>(i % 3 == 2 ? 7 : i);
+  auto buf = Pages(tags, 10);
+  auto comm = NewSingleComm();
+  RecordingSink sink;
+  auto plan = planner.Plan(*comm, ViewOf(buf), 0, nullptr, &sink);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_TRUE(plan->streamed);
+  EXPECT_FALSE(plan->collective);
+  EXPECT_EQ(sink.calls, 4);
+  EXPECT_EQ(sink.stored, StoredPages(*plan));  // every stored page, in order, once
+}
+
+// Plans versions 0..versions-1 on `nranks` thread ranks with a sink, rank
+// r's pages of version v being tags_of(r, v); each rank's plans.
+std::vector<std::vector<DedupPlan>> PlanVersionsOnRanks(
+    int nranks, int versions, const DedupOptions& options,
+    const std::function<std::vector<uint8_t>(int, int)>& tags_of) {
+  std::vector<std::vector<DedupPlan>> plans(static_cast<size_t>(nranks));
+  Status started = RunRanks(PosixEnv(), std::vector<int>(static_cast<size_t>(nranks), 0), [&](Comm& comm) {
+    DedupPlanner planner(options);
+    for (int v = 0; v < versions; ++v) {
+      auto buf = Pages(tags_of(comm.rank(), v));
+      RecordingSink sink;
+      auto plan = planner.Plan(comm, ViewOf(buf), v, nullptr, &sink);
+      ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+      EXPECT_EQ(sink.stored, plan->streamed ? StoredPages(*plan) : std::vector<size_t>{});
+      planner.Committed(*plan, ViewOf(buf), comm.rank());
+      plans[static_cast<size_t>(comm.rank())].push_back(std::move(plan).value());
+    }
+  });
+  EXPECT_TRUE(started.ok()) << started.ToString();
+  return plans;
+}
+
+TEST(PlannerTest, ACollectiveStepThatFoundNoSharedPageIsSkippedUntilTheNextProbe) {
+  // Unique pages until version 5, then every rank holds the same ones.
+  auto tags_of = [](int rank, int v) {
+    std::vector<uint8_t> tags(16);
+    for (size_t i = 0; i < tags.size(); ++i) {
+      tags[i] = static_cast<uint8_t>(v < 5 ? rank * 16 + static_cast<int>(i) : 200 + i);
+    }
+    return tags;
+  };
+  auto plans = PlanVersionsOnRanks(3, 10, {.collective = true, .probe_every = 4}, tags_of);
+  for (const auto& rank_plans : plans) {
+    std::vector<bool> collective;
+    for (const DedupPlan& p : rank_plans) {
+      collective.push_back(p.collective);
+      EXPECT_EQ(p.streamed, !p.collective) << "version " << p.version;
+    }
+    // 0 probes and finds nothing shared: 1-3 skip, 4 probes; 5-7 skip
+    // (the shared pages of 5-7 are stored by every rank), 8 probes and
+    // finds them, so 9 takes the step again.
+    EXPECT_EQ(collective, (std::vector<bool>{true, false, false, false, true, false, false, false,
+                                             true, true}));
+    EXPECT_EQ(rank_plans[7].counts.remote_ref, 0u);
+    EXPECT_EQ(rank_plans[7].counts.unique, 16u);
+  }
+  uint64_t remote = 0;
+  for (const auto& rank_plans : plans) remote += rank_plans[9].counts.remote_ref;
+  EXPECT_EQ(remote, 2u * 16);  // each page stored once in the job at version 9
+}
+
+TEST(PlannerTest, ProbeEveryOneTakesTheCollectiveStepEveryVersion) {
+  auto tags_of = [](int rank, int) {
+    std::vector<uint8_t> tags(8);
+    for (size_t i = 0; i < tags.size(); ++i) tags[i] = static_cast<uint8_t>(rank * 8 + i);
+    return tags;
+  };
+  auto plans = PlanVersionsOnRanks(2, 3, {.collective = true, .probe_every = 1}, tags_of);
+  for (const auto& rank_plans : plans) {
+    for (const DedupPlan& p : rank_plans) EXPECT_TRUE(p.collective) << "version " << p.version;
+  }
+}
+
 }  // namespace
 }  // namespace cairn

@@ -154,7 +154,18 @@ uint64_t PagesHeader::HeaderBytes() const {
   return n;
 }
 
-uint64_t PagesHeader::DataOffset() const { return AlignUp(HeaderBytes(), kPagesDataAlign); }
+uint64_t PagesHeader::DataOffset() const {
+  return format == kPagesFormatV1 ? AlignUp(HeaderBytes(), kPagesDataAlign) : kPagesDataAlign;
+}
+
+uint64_t PagesHeader::HeaderOffset() const {
+  return format == kPagesFormatV1 ? 0 : DataOffset() + DataBytes();
+}
+
+uint64_t PagesHeader::FileSize() const {
+  if (format == kPagesFormatV1) return DataOffset() + DataBytes();
+  return HeaderOffset() + HeaderBytes() + kPagesTrailerBytes;
+}
 
 uint64_t PagesHeader::DataBytes() const {
   std::vector<uint32_t> lengths = PageLengths();
@@ -203,6 +214,52 @@ std::string PagesHeader::Encode() const {
   return out;
 }
 
+std::string EncodePagesPreamble() {
+  ByteWriter w;
+  w.Bytes(std::string_view(kPagesMagic, 8));
+  w.U32(kPagesFormatVersion);
+  std::string out = std::move(w.data());
+  out.resize(kPagesDataAlign, '\0');
+  return out;
+}
+
+std::string EncodePagesTrailer(uint64_t header_offset) {
+  ByteWriter w;
+  w.U64(header_offset);
+  w.Bytes(std::string_view(kPagesTrailerMagic, 8));
+  return std::move(w.data());
+}
+
+Result<uint32_t> PagesFileFormat(const std::string& first12, const std::string& origin) {
+  if (first12.size() < 12 || std::memcmp(first12.data(), kPagesMagic, 8) != 0) {
+    return Corrupt(origin, "no pages-file magic");
+  }
+  ByteReader r(first12);
+  r.Bytes(8);
+  const uint32_t format = r.U32();
+  if (format != kPagesFormatV1 && format != kPagesFormatVersion) {
+    return Error(Code::kUnsupported, "pages file '{}': format version {} (this Cairn reads 1 and {})",
+                 origin, format, kPagesFormatVersion);
+  }
+  return format;
+}
+
+Result<uint64_t> DecodePagesTrailer(const std::string& last16, uint64_t file_size,
+                                    const std::string& origin) {
+  if (last16.size() != kPagesTrailerBytes ||
+      std::memcmp(last16.data() + 8, kPagesTrailerMagic, 8) != 0) {
+    return Corrupt(origin, "no pages-file trailer");
+  }
+  ByteReader r(last16);
+  const uint64_t offset = r.U64();
+  if (offset < kPagesDataAlign || file_size < kPagesTrailerBytes + kFixedBytes ||
+      offset > file_size - kPagesTrailerBytes - kFixedBytes) {
+    return Corrupt(origin, "header offset " + std::to_string(offset) + " outside a file of " +
+                               std::to_string(file_size) + " bytes");
+  }
+  return offset;
+}
+
 Result<uint64_t> PagesHeaderSize(const std::string& first32, const std::string& origin) {
   if (first32.size() < kPagesFixedPrefix || std::memcmp(first32.data(), kPagesMagic, 8) != 0) {
     return Corrupt(origin, "no pages-file magic");
@@ -225,8 +282,8 @@ Result<PagesHeader> DecodePagesHeader(const std::string& prefix, const std::stri
   r.Bytes(8);
   h.format = r.U32();
   uint32_t crc = r.U32();
-  if (h.format != kPagesFormatVersion) {
-    return Error(Code::kUnsupported, "pages file '{}': format version {} (this Cairn reads {})",
+  if (h.format != kPagesFormatV1 && h.format != kPagesFormatVersion) {
+    return Error(Code::kUnsupported, "pages file '{}': format version {} (this Cairn reads 1 and {})",
                  origin, h.format, kPagesFormatVersion);
   }
   if (crc != HeaderCrc(header)) return Corrupt(origin, "header CRC mismatch");

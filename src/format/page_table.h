@@ -1,11 +1,14 @@
 // The pages file: one rank's protected regions for one version when
 // deduplication is on ([dedup] mode, docs/dedup.md). It replaces the part
-// file of that copy: a header (identity, region table, one record per page)
-// is followed by the bytes of the pages stored here (kData), in page order.
+// file of that copy: the bytes of the pages stored here (kData), in page
+// order, and a header (identity, region table, one record per page).
 // Every other page is a reference, resolved on restart: to a page of this
 // copy (kLocalDup), of another rank's copy of the same version (kRemote),
-// or of an older version (kPrevious). docs/format.md "Pages file"
-// documents every byte.
+// or of an older version (kPrevious). Format 2 puts the header after the
+// pages (a preamble names the format, a trailer locates the header), so
+// that a page is written while it is hashed, before the plan of the pages
+// after it is known; format 1 put it first and is still read.
+// docs/format.md "Paged part file" documents every byte.
 // Thread-safety: values and pure functions.
 #ifndef CAIRN_FORMAT_PAGE_TABLE_H_
 #define CAIRN_FORMAT_PAGE_TABLE_H_
@@ -23,7 +26,12 @@
 namespace cairn {
 
 inline constexpr char kPagesMagic[8] = {'C', 'A', 'I', 'R', 'N', 'P', 'G', 'S'};
-inline constexpr uint32_t kPagesFormatVersion = 1;
+// The format written; kPagesFormatV1 (header first) is still read.
+inline constexpr uint32_t kPagesFormatVersion = 2;
+inline constexpr uint32_t kPagesFormatV1 = 1;
+// Format 2 ends with a trailer: the header's offset (u64), then this magic.
+inline constexpr char kPagesTrailerMagic[8] = {'C', 'A', 'I', 'R', 'N', 'P', 'G', 'T'};
+inline constexpr uint64_t kPagesTrailerBytes = 16;
 // The widest digest (SHA-256); narrower ones are zero-padded in memory.
 inline constexpr size_t kMaxDigestBytes = 32;
 // Data pages start at this boundary (mmap- and O_DIRECT-friendly).
@@ -117,21 +125,39 @@ struct PagesHeader {
   uint64_t PagesOf(const PagedRegion& region) const;
   // The length of every page, in page order (what `pages` must match).
   std::vector<uint32_t> PageLengths() const;
-  // Encoded header length, and where the data pages start (aligned).
+  // Encoded header length, and where the data pages start (aligned):
+  // after the preamble in format 2, after the header in format 1.
   uint64_t HeaderBytes() const;
   uint64_t DataOffset() const;
   // Sum of the lengths of the kData pages.
   uint64_t DataBytes() const;
-  uint64_t FileSize() const { return DataOffset() + DataBytes(); }
+  // Where the header starts: after the data pages in format 2, at 0 in
+  // format 1.
+  uint64_t HeaderOffset() const;
+  uint64_t FileSize() const;
   // Exactly HeaderBytes() long; carries a CRC32C of itself.
   std::string Encode() const;
 };
+
+// Format 2's first kPagesDataAlign bytes: the magic, the format version,
+// zeros.
+std::string EncodePagesPreamble();
+// Format 2's last kPagesTrailerBytes bytes, for a header at header_offset.
+std::string EncodePagesTrailer(uint64_t header_offset);
+// The format version a pages file's first 12 bytes name: 1 or 2;
+// kUnsupported for another version, kCorrupt without the magic.
+Result<uint32_t> PagesFileFormat(const std::string& first12, const std::string& origin);
+// The header offset a format-2 trailer (a file's last kPagesTrailerBytes)
+// names, checked to lie between the preamble and the trailer of a file of
+// file_size bytes; kCorrupt naming origin otherwise.
+Result<uint64_t> DecodePagesTrailer(const std::string& last16, uint64_t file_size,
+                                    const std::string& origin);
 
 // Bytes needed to decode the header, read from its first 32 bytes.
 inline constexpr size_t kPagesFixedPrefix = 32;
 Result<uint64_t> PagesHeaderSize(const std::string& first32, const std::string& origin);
 // Parses and checks the header at the start of `prefix` (which holds at
-// least the whole header): magic, version, CRC, a page record for every
+// least the whole header): magic, version (1 or 2), CRC, a page record for every
 // page the regions have, references only to ranks < nranks and to versions
 // not newer than this one. kCorrupt naming origin and what is wrong.
 Result<PagesHeader> DecodePagesHeader(const std::string& prefix, const std::string& origin);

@@ -106,5 +106,60 @@ TEST(PagesHeaderTest, NonZeroReservedBytesAndUnknownFlagsAreCorrupt) {
   EXPECT_NE(f.status().message().find("flags"), std::string::npos) << f.status().ToString();
 }
 
+TEST(PagesHeaderTest, FormatTwoPutsTheHeaderAfterThePagesAndATrailerLocatesIt) {
+  PagesHeader h = Sample();
+  ASSERT_EQ(h.format, kPagesFormatVersion);
+  EXPECT_EQ(h.DataOffset(), kPagesDataAlign);
+  EXPECT_EQ(h.HeaderOffset(), kPagesDataAlign + 4096);  // page 0 is the one stored
+  EXPECT_EQ(h.FileSize(), h.HeaderOffset() + h.HeaderBytes() + kPagesTrailerBytes);
+
+  const std::string preamble = EncodePagesPreamble();
+  EXPECT_EQ(preamble.size(), kPagesDataAlign);
+  auto format = PagesFileFormat(preamble.substr(0, 12), "x");
+  ASSERT_TRUE(format.ok()) << format.status().ToString();
+  EXPECT_EQ(*format, 2u);
+
+  const std::string trailer = EncodePagesTrailer(h.HeaderOffset());
+  ASSERT_EQ(trailer.size(), kPagesTrailerBytes);
+  auto at = DecodePagesTrailer(trailer, h.FileSize(), "x");
+  ASSERT_TRUE(at.ok()) << at.status().ToString();
+  EXPECT_EQ(*at, h.HeaderOffset());
+  // An offset inside the preamble, or with no room for a header after it.
+  for (uint64_t bad : {uint64_t{100}, h.FileSize() - kPagesTrailerBytes - 10}) {
+    auto refused = DecodePagesTrailer(EncodePagesTrailer(bad), h.FileSize(), "r000002.part");
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().code(), Code::kCorrupt);
+    EXPECT_NE(refused.status().message().find("r000002.part"), std::string::npos);
+  }
+  std::string no_magic = trailer;
+  no_magic[12] ^= 1;
+  EXPECT_FALSE(DecodePagesTrailer(no_magic, h.FileSize(), "x").ok());
+}
+
+TEST(PagesHeaderTest, FormatOneIsStillRead) {
+  PagesHeader h = Sample();
+  h.format = kPagesFormatV1;
+  const std::string bytes = h.Encode();
+  auto format = PagesFileFormat(bytes.substr(0, 12), "x");
+  ASSERT_TRUE(format.ok());
+  EXPECT_EQ(*format, kPagesFormatV1);
+  auto back = DecodePagesHeader(bytes, "x");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->format, kPagesFormatV1);
+  EXPECT_EQ(back->HeaderOffset(), 0u);
+  EXPECT_EQ(back->DataOffset(), 4096u);  // the header rounded up
+  EXPECT_EQ(back->FileSize(), 4096u + 4096u);
+}
+
+TEST(PagesHeaderTest, ANewerFormatIsUnsupported) {
+  std::string bytes = EncodePagesPreamble();
+  bytes[8] = 3;
+  auto format = PagesFileFormat(bytes.substr(0, 12), "x");
+  ASSERT_FALSE(format.ok());
+  EXPECT_EQ(format.status().code(), Code::kUnsupported);
+  EXPECT_EQ(PagesFileFormat(std::string("CAIRNPAR\2\0\0\0", 12), "x").status().code(),
+            Code::kCorrupt);
+}
+
 }  // namespace
 }  // namespace cairn

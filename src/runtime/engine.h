@@ -359,8 +359,10 @@ class Engine {
   // (end of ECC sidecar)
 
   // Deduplication ([dedup]; engine_dedup*.cc, docs/dedup.md); null when off.
-  // Collective: plans this version's pages before it is written.
-  Status PlanDedup(const std::string& name, int64_t version);
+  // Collective: plans this version's pages before it is written on tier
+  // `kind`, writing them there as they are hashed where it can
+  // (EngineDedup::Plan).
+  Status PlanDedup(const std::string& name, int64_t version, TierKind kind);
   // Collective: whether the agreed version's copies are paged (any rank's).
   Result<bool> IsDeduplicated(const std::string& name, const AgreedVersion& agreed);
   // Collective phase one of restoring a paged version: this rank's copy,

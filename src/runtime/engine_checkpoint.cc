@@ -14,9 +14,10 @@
 namespace cairn {
 
 Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t version) {
-  {
-    // A copy of this version left by an earlier run must not be mistaken
-    // for the new one while the new one is being written.
+  // A copy of this version left by an earlier run must not be mistaken
+  // for the new one while the new one is being written (PlanDedup removed
+  // it where it streamed the pages).
+  if (!dedup_ || !dedup_->StreamedInto(t, version)) {
     MutexLock lock(&mu_);
     CAIRN_RETURN_IF_ERROR(RemoveCopy(t, name, version, /*remove_empty_dir=*/false));
   }
@@ -428,7 +429,6 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
     Log(LogLevel::kInfo, "checkpoint '{}' version {} skipped: {}", name, version, report->reason);
     return Status::Ok();
   }
-  CAIRN_RETURN_IF_ERROR(PlanDedup(name, version));
   TierKind kind = TierFor(report->placement);
   if (kind == TierKind::kMemory) {
     // A full memory tier sends the version straight to the next tier,
@@ -443,6 +443,7 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
       CAIRN_RETURN_IF_ERROR(room);
     }
   }
+  CAIRN_RETURN_IF_ERROR(PlanDedup(name, version, kind));
   bool waited = false;
   uint64_t written = 0;
   for (;;) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "format/layout.h"
+#include "runtime/pages_writer.h"
 
 namespace cairn {
 namespace {
@@ -20,27 +21,6 @@ PageHashKind HashKindFor(DedupHash hash) {
   return PageHashKind::kXxh3_128;
 }
 
-// Appends the stored pages of `plan` in page order, checksumming them.
-// Stored pages that follow each other in memory (a region's run of new
-// pages: all of them when nothing is shared) go as one run, straight from
-// the application's memory.
-Status AppendDataPages(WritableFile& file, const PageView& view, const DedupPlan& plan,
-                       ExtentChecksummer& sum) {
-  const uint8_t* run = nullptr;
-  uint64_t run_bytes = 0;
-  for (size_t i = 0; i < view.size(); ++i) {
-    if (plan.records[i].kind != PageKind::kData) continue;
-    const PageSpan& p = view.page(i);
-    if (run_bytes > 0 && run + run_bytes != p.data) {
-      CAIRN_RETURN_IF_ERROR(AppendChecksummed(file, sum, run, run_bytes));
-      run_bytes = 0;
-    }
-    if (run_bytes == 0) run = p.data;
-    run_bytes += p.length;
-  }
-  return AppendChecksummed(file, sum, run, run_bytes);
-}
-
 }  // namespace
 
 DedupOptions DedupOptionsFor(const DedupSettings& settings) {
@@ -51,14 +31,16 @@ DedupOptions DedupOptionsFor(const DedupSettings& settings) {
   o.verify = settings.verify;
   o.threshold = static_cast<size_t>(settings.threshold);
   o.full_every = settings.full_every;
+  o.probe_every = settings.probe_every;
   return o;
 }
 
 EngineDedup::EngineDedup(const DedupSettings& settings) : settings_(settings) {}
 
 Status EngineDedup::Plan(Comm& comm, const std::string& name, const std::vector<Region>& regions,
-                         int64_t version, const ChangedPagesByRegion& changed) {
+                         int64_t version, const ChangedPagesByRegion& changed, Tier* stream_to) {
   planned_ = &names_.try_emplace(name, DedupOptionsFor(settings_)).first->second;
+  streamed_.reset();
   DedupPlanner& planner = planned_->planner;
   regions_ = regions;
   std::vector<PageView::RegionBytes> bytes;
@@ -70,8 +52,17 @@ Status EngineDedup::Plan(Comm& comm, const std::string& name, const std::vector<
   const std::vector<bool> mask =
       ChangedPageMask(regions, planned_->committed_regions, view_->page_size(), changed,
                       planner.previous_version());
-  Result<DedupPlan> plan = planner.Plan(comm, *view_, version, mask.empty() ? nullptr : &mask);
-  if (plan.ok()) plan_ = std::move(plan).value();
+  std::unique_ptr<PagesFileWriter> writer;
+  if (stream_to != nullptr) {
+    writer = std::make_unique<PagesFileWriter>(stream_to, name, version, PartFileName(comm.rank()),
+                                               FullPartBytes(regions, comm.rank(), comm.size()));
+  }
+  Result<DedupPlan> plan =
+      planner.Plan(comm, *view_, version, mask.empty() ? nullptr : &mask, writer.get());
+  if (plan.ok()) {
+    plan_ = std::move(plan).value();
+    if (plan_->streamed) streamed_ = std::move(writer);
+  }
   // Only the collective step can fail, and it agrees on its outcome; the
   // other modes take no collective step here (each costs a round trip of
   // every rank, dear on an oversubscribed node).
@@ -112,32 +103,33 @@ PagesHeader EngineDedup::HeaderFor(const std::string& name, int64_t version, int
 
 uint64_t EngineDedup::FullPartBytes(const std::vector<Region>& regions, int rank,
                                     int nranks) const {
-  PagesHeader header = HeaderFor("", 0, rank, nranks, regions, {});
-  std::vector<uint32_t> lengths = header.PageLengths();
-  header.pages.resize(lengths.size());  // every record kData
-  return header.FileSize();
+  // Any name fits: one slot size serves every checkpoint name.
+  return PagesFileBound(
+      HeaderFor(std::string(kMaxNameLength, 'n'), 0, rank, nranks, regions, {}));
+}
+
+bool EngineDedup::StreamedInto(const Tier& tier, int64_t version) const {
+  return streamed_ && streamed_->tier() == &tier && streamed_->version() == version;
 }
 
 Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, int64_t version,
                                          int rank, int nranks) {
-  const PagesHeader header = HeaderFor(name, version, rank, nranks, regions_, plan_->records);
-  std::string head = header.Encode();
-  FileEntry entry;
-  entry.kind = FileKind::kPart;
-  entry.name = PartFileName(rank);
-  entry.size = header.FileSize();
-  CAIRN_ASSIGN_OR_RETURN(auto pending, tier.Create(name, version, entry.name, entry.size));
-  WritableFile& file = pending->file();
-  ExtentChecksummer head_sum(0);
-  head_sum.Update(head.data(), head.size());
-  CAIRN_RETURN_IF_ERROR(file.Append(head.data(), head.size()));
-  const std::string padding(header.DataOffset() - head.size(), '\0');
-  CAIRN_RETURN_IF_ERROR(file.Append(padding.data(), padding.size()));
-  ExtentChecksummer data_sum(header.DataOffset());
-  CAIRN_RETURN_IF_ERROR(AppendDataPages(file, *view_, *plan_, data_sum));
-  entry.extents = {head_sum.Finish(), data_sum.Finish()};
-  CAIRN_RETURN_IF_ERROR(pending->Commit());
-  return entry;
+  std::unique_ptr<PagesFileWriter> writer;
+  if (StreamedInto(tier, version)) {
+    writer = std::move(streamed_);
+  } else {
+    // Not written while planned (a collective step ran, or another tier
+    // was chosen): the stored pages in one go, from the finished plan.
+    streamed_.reset();
+    writer = std::make_unique<PagesFileWriter>(&tier, name, version, PartFileName(rank),
+                                               FullPartBytes(regions_, rank, nranks));
+    std::vector<size_t> stored;
+    for (size_t i = 0; i < plan_->records.size(); ++i) {
+      if (plan_->records[i].kind == PageKind::kData) stored.push_back(i);
+    }
+    writer->Store(*view_, stored);
+  }
+  return writer->Finish(HeaderFor(name, version, rank, nranks, regions_, plan_->records));
 }
 
 void EngineDedup::Committed(int rank) {
@@ -147,6 +139,7 @@ void EngineDedup::Committed(int rank) {
 }
 
 void EngineDedup::Forget() {
+  streamed_.reset();
   for (auto& [name, state] : names_) {
     state.planner.Forget();
     state.committed_regions.clear();

@@ -27,6 +27,7 @@
 #include "dedup/planner.h"
 #include "format/manifest.h"
 #include "format/page_table.h"
+#include "runtime/pages_writer.h"
 #include "runtime/part_io.h"
 #include "storage/tier.h"
 
@@ -73,26 +74,33 @@ class EngineDedup {
   // previous version of `name` keep its digests without being hashed
   // (ChangedPageMask). Each name has its own previous version: versions of
   // one name never refer to another's. A failure on one rank is every
-  // rank's.
+  // rank's. With `stream_to`, the part file is written there while the
+  // pages are hashed, when the plan takes no collective step
+  // (StoredPageSink); WritePart on that tier then only finishes it. The
+  // caller has removed any earlier copy of the version there.
   Status Plan(Comm& comm, const std::string& name, const std::vector<Region>& regions,
-              int64_t version, const ChangedPagesByRegion& changed = {});
+              int64_t version, const ChangedPagesByRegion& changed = {},
+              Tier* stream_to = nullptr);
+  // Whether Plan wrote this version's pages into `tier` as it planned.
+  bool StreamedInto(const Tier& tier, int64_t version) const;
   // The current plan. REQUIRES: Plan succeeded.
   const DedupPlan& plan() const { return *plan_; }
   // Older versions any rank's pages of the planned version refer to,
   // ascending (the manifest's references, which retention keeps).
   const std::vector<int64_t>& references() const { return references_; }
 
-  // Writes the planned version as this rank's part file on `tier` and
-  // commits it; its manifest entry. REQUIRES: Plan succeeded for version
-  // and the regions have not changed since.
+  // Writes the planned version as this rank's part file on `tier` (or
+  // finishes the one Plan streamed there) and commits it; its manifest
+  // entry. REQUIRES: Plan succeeded for version and the regions have not
+  // changed since.
   Result<FileEntry> WritePart(Tier& tier, const std::string& name, int64_t version, int rank,
                               int nranks);
 
-  // Bytes of this rank's pages file when every page of `regions` is
-  // stored (a full version of data without duplicates): the size of the
-  // memory tier's reusable slots in this mode, as a plain part's is without
-  // it. Names shift it only when they push the header past a 4 KiB
-  // boundary (format/page_table.h); the slots are sized for an empty name.
+  // The most bytes this rank's pages file of `regions` can take
+  // (PagesFileBound: every page stored, every record as long as a
+  // reference's): the size of the memory tier's reusable slots in this
+  // mode, as a plain part's is without it, for a name of any length. A
+  // file is created that long and cut to what it holds.
   uint64_t FullPartBytes(const std::vector<Region>& regions, int rank, int nranks) const;
 
   // The planned version is committed everywhere: the next may refer to it.
@@ -119,6 +127,7 @@ class EngineDedup {
   std::optional<PageView> view_;
   std::optional<DedupPlan> plan_;
   std::vector<int64_t> references_;
+  std::unique_ptr<PagesFileWriter> streamed_;  // written while planned, not finished
 };
 
 // One rank's paged part file, checked and then read page by page: Load

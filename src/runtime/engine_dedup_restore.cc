@@ -128,34 +128,62 @@ Status CheckPagedRegions(const PagesHeader& header, const std::vector<Region>& r
 
 namespace {
 
-// The header of a pages file, its bytes checked against the header extent.
+// The header of a pages file, its bytes checked against the extent that
+// holds it: the first (format 1: the header, at 0) or the last (format 2:
+// the header and the trailer, after the pages); *header_extent says which.
 Result<PagesHeader> ReadPagesHeader(const ReadableFile& file, const FileEntry& entry,
-                                    const std::string& path) {
+                                    const std::string& path, size_t* header_extent) {
   if (file.size() != entry.size || entry.extents.empty() || entry.extents[0].offset != 0) {
     return Error(Code::kCorrupt, "'{}' is {} bytes with {} extents, its manifest says {}", path,
                  file.size(), entry.extents.size(), entry.size);
   }
-  std::string prefix(std::min<uint64_t>(file.size(), kPagesFixedPrefix), '\0');
-  CAIRN_RETURN_IF_ERROR(file.ReadAt(0, prefix.data(), prefix.size()));
-  CAIRN_ASSIGN_OR_RETURN(uint64_t header_bytes, PagesHeaderSize(prefix, path));
-  if (header_bytes > file.size() || header_bytes != entry.extents[0].length) {
-    return Error(Code::kCorrupt, "'{}': header of {} bytes, its manifest says {}", path,
-                 header_bytes, entry.extents[0].length);
+  std::string first(std::min<uint64_t>(file.size(), 12), '\0');
+  CAIRN_RETURN_IF_ERROR(file.ReadAt(0, first.data(), first.size()));
+  CAIRN_ASSIGN_OR_RETURN(const uint32_t format, PagesFileFormat(first, path));
+  uint64_t at = 0;  // where the header starts
+  uint64_t tail = 0;  // bytes after it in its extent
+  *header_extent = 0;
+  if (format != kPagesFormatV1) {
+    if (file.size() < kPagesTrailerBytes) return Error(Code::kCorrupt, "'{}' is truncated", path);
+    std::string trailer(kPagesTrailerBytes, '\0');
+    CAIRN_RETURN_IF_ERROR(file.ReadAt(file.size() - kPagesTrailerBytes, trailer.data(),
+                                      trailer.size()));
+    CAIRN_ASSIGN_OR_RETURN(at, DecodePagesTrailer(trailer, file.size(), path));
+    tail = kPagesTrailerBytes;
+    *header_extent = entry.extents.size() - 1;
   }
-  std::string head(header_bytes, '\0');
-  CAIRN_RETURN_IF_ERROR(file.ReadAt(0, head.data(), head.size()));
-  CAIRN_RETURN_IF_ERROR(VerifyExtentRange(entry.extents[0], 0, head.data(), head.size(), path));
-  return DecodePagesHeader(head, path);
+  const Extent& extent = entry.extents[*header_extent];
+  if (extent.offset != at || extent.length < tail) {
+    return Error(Code::kCorrupt, "'{}': its manifest's extents do not hold a header at {}", path,
+                 at);
+  }
+  std::string prefix(std::min<uint64_t>(file.size() - at, kPagesFixedPrefix), '\0');
+  CAIRN_RETURN_IF_ERROR(file.ReadAt(at, prefix.data(), prefix.size()));
+  CAIRN_ASSIGN_OR_RETURN(uint64_t header_bytes, PagesHeaderSize(prefix, path));
+  if (header_bytes != extent.length - tail || extent.length > file.size() - at) {
+    return Error(Code::kCorrupt, "'{}': header of {} bytes, its manifest says {}", path,
+                 header_bytes, extent.length - tail);
+  }
+  std::string head(extent.length, '\0');
+  CAIRN_RETURN_IF_ERROR(file.ReadAt(at, head.data(), head.size()));
+  CAIRN_RETURN_IF_ERROR(VerifyExtentRange(extent, at, head.data(), head.size(), path));
+  CAIRN_ASSIGN_OR_RETURN(PagesHeader header, DecodePagesHeader(head, path));
+  if (header.format != format || header.HeaderOffset() != at) {
+    return Error(Code::kCorrupt, "'{}': a format {} header at {} in a format {} file", path,
+                 header.format, at, format);
+  }
+  return header;
 }
 
-// Streams the stored pages' extents through a buffer of kVerifyPiece bytes,
-// checking every block's CRC.
+// Streams the extents other than the header's through a buffer of
+// kVerifyPiece bytes, checking every block's CRC.
 constexpr uint64_t kVerifyPiece = 16 * kBlockSize;
 
-Status VerifyDataExtents(const ReadableFile& file, const FileEntry& entry,
+Status VerifyDataExtents(const ReadableFile& file, const FileEntry& entry, size_t header_extent,
                          const std::string& path) {
   std::vector<uint8_t> buffer;
-  for (size_t i = 1; i < entry.extents.size(); ++i) {
+  for (size_t i = 0; i < entry.extents.size(); ++i) {
+    if (i == header_extent) continue;
     const Extent& e = entry.extents[i];
     if (e.offset + e.length > file.size()) {
       return Error(Code::kCorrupt, "'{}': extent past the end of the file", path);
@@ -177,12 +205,14 @@ Result<std::unique_ptr<PagedCopy>> PagedCopy::Load(const Tier& tier, const std::
   const std::string path = tier.FilePath(name, version, entry.name);
   auto copy = std::make_unique<PagedCopy>();
   CAIRN_ASSIGN_OR_RETURN(copy->file_, tier.Open(name, version, entry.name));
-  CAIRN_ASSIGN_OR_RETURN(copy->header_, ReadPagesHeader(*copy->file_, entry, path));
+  size_t header_extent = 0;
+  CAIRN_ASSIGN_OR_RETURN(copy->header_,
+                         ReadPagesHeader(*copy->file_, entry, path, &header_extent));
   const PagesHeader& h = copy->header_;
   if (h.name != name || h.version != version || h.FileSize() != entry.size) {
     return Error(Code::kCorrupt, "'{}' is not a whole copy of '{}' version {}", path, name, version);
   }
-  CAIRN_RETURN_IF_ERROR(VerifyDataExtents(*copy->file_, entry, path));
+  CAIRN_RETURN_IF_ERROR(VerifyDataExtents(*copy->file_, entry, header_extent, path));
   copy->lengths_ = h.PageLengths();
   copy->data_offset_.assign(h.pages.size(), 0);
   uint64_t pos = h.DataOffset();

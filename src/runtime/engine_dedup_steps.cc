@@ -13,9 +13,24 @@ void Engine::NoteChangedPages(int id, ChangedPages pages) {
   changed_pages_[id] = std::move(pages);
 }
 
-Status Engine::PlanDedup(const std::string& name, int64_t version) {
+Status Engine::PlanDedup(const std::string& name, int64_t version, TierKind kind) {
   if (!dedup_) return Status::Ok();
-  return dedup_->Plan(*comm_, name, SortedRegions(), version, changed_pages_);
+  // The pages go into the tier as they are hashed where every rank of a
+  // node writes at once: the write waves of a lower I/O parallelism (and
+  // its measurement) come after the plan's collective steps.
+  const IoParallelism& parallelism = IoParallelismFor(kind);
+  const auto& sized = io_parallelism_[static_cast<int>(kind)];
+  const bool measuring = sized->tuner && !sized->tuner->done();
+  Tier* stream_to = nullptr;
+  if (!measuring && (parallelism.write <= 0 || parallelism.write >= comm_->ranks_on_node())) {
+    MutexLock lock(&mu_);
+    // As WriteVersion does: an earlier run's copy of this version goes
+    // before the new one is written.
+    if (RemoveCopy(*tier(kind), name, version, /*remove_empty_dir=*/false).ok()) {
+      stream_to = tier(kind);
+    }
+  }
+  return dedup_->Plan(*comm_, name, SortedRegions(), version, changed_pages_, stream_to);
 }
 
 Result<bool> Engine::IsDeduplicated(const std::string& name, const AgreedVersion& agreed) {

@@ -16,6 +16,8 @@
 #include "comm/thread_comm.h"
 #include "env/env.h"
 #include "format/layout.h"
+#include "format/manifest.h"
+#include "format/page_table.h"
 #include "runtime/catalog.h"
 #include "runtime/engine.h"
 
@@ -207,7 +209,7 @@ TEST_F(EngineDedupTest, ADamagedStoredPageFallsBackToTheNextTiersCopy) {
   ASSERT_TRUE(t.ok());
   auto bytes = (*t)->GetFile("dd", 1, PartFileName(0));
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-  (*bytes)[bytes->size() - 5] ^= 0x10;  // the last stored page (the short one)
+  (*bytes)[kPagesDataAlign + 5] ^= 0x10;  // the first stored page, after the preamble
   ASSERT_TRUE((*t)->PutFile("dd", 1, PartFileName(0), *bytes).ok());
   ExpectRestart(2, 1, 1);
 }
@@ -272,6 +274,90 @@ TEST_F(EngineDedupTest, PagesFilesOfChangingSizesRestoreBitExact) {
     fill(want, rank, kLast);
     EXPECT_TRUE(state == want) << "rank " << rank << " restored other bytes";
   }, kBigPages * kPage);
+}
+
+// Rewrites rank's copy of `version` on `tier` in pages format 1 (the
+// header first, then the stored pages), with its manifest entry, as a
+// Cairn from before format 2 wrote it.
+void RewriteInFormatOne(Tier& tier, int64_t version, int rank) {
+  auto manifest = ReadManifest(tier, "dd", version, rank);
+  ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
+  FileEntry& part = manifest->files.front();
+  auto bytes = tier.GetFile("dd", version, part.name);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  uint64_t at = 0;
+  std::memcpy(&at, bytes->data() + bytes->size() - kPagesTrailerBytes, 8);
+  auto header = DecodePagesHeader(bytes->substr(at), part.name);
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  const std::string pages = bytes->substr(kPagesDataAlign, at - kPagesDataAlign);
+  header->format = kPagesFormatV1;
+  std::string head = header->Encode();
+  std::string v1 = head + std::string(header->DataOffset() - head.size(), '\0') + pages;
+  ExtentChecksummer head_sum(0), data_sum(header->DataOffset());
+  head_sum.Update(head.data(), head.size());
+  data_sum.Update(pages.data(), pages.size());
+  part.size = v1.size();
+  part.extents = {head_sum.Finish(), data_sum.Finish()};
+  ASSERT_TRUE(tier.PutFile("dd", version, part.name, v1).ok());
+  ASSERT_TRUE(tier.PutFile("dd", version, ManifestFileName(rank), manifest->Encode()).ok());
+}
+
+TEST_F(EngineDedupTest, CopiesInPagesFormatOneStillRestore) {
+  config_.dedup.mode = DedupMode::kCollectiveIncremental;
+  CheckpointJob(2, 1, 2);
+  // Every copy, memory (a node per rank) and pfs (shared), of every version.
+  for (int node = 0; node < 2; ++node) {
+    for (TierKind kind : {TierKind::kMemory, TierKind::kPfs}) {
+      auto t = OpenNodeTier(env_.get(), config_, kind, node);
+      ASSERT_TRUE(t.ok());
+      auto versions = (*t)->Versions("dd");
+      ASSERT_TRUE(versions.ok());
+      for (int64_t v : *versions) {
+        if (env_->FileExists((*t)->FilePath("dd", v, ManifestFileName(node)))) {
+          RewriteInFormatOne(**t, v, node);
+        }
+      }
+    }
+  }
+  ExpectRestart(2, 1, 2);
+}
+
+// Ranks without a page in common: after the first collective step finds
+// none, versions skip it (and write their pages as they hash them) until
+// every probe_every-th; each restores bit-exact, and so does a version
+// after the pages became shared.
+TEST_F(EngineDedupTest, SkippedCollectiveStepsRestoreBitExact) {
+  constexpr int64_t kLast = 6;
+  auto fill = [](std::vector<uint8_t>& state, int rank, int64_t v) {
+    for (size_t p = 0; p < kPages; ++p) {
+      // Unique to the rank until version 5; then the same on every rank.
+      int tag = v < 5 ? rank * 64 + static_cast<int>(p) : 200 + static_cast<int>(p);
+      std::memset(state.data() + p * kPage, tag, kPage);
+      std::memcpy(state.data() + p * kPage, &v, sizeof v);
+    }
+  };
+  for (int64_t last : {int64_t{4}, kLast}) {
+    SCOPED_TRACE("newest version " + std::to_string(last));
+    SetUp();
+    config_.dedup.probe_every = 3;
+    config_.keep = 8;
+    RunJob(4, 2, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
+      for (int64_t v = 0; v <= last; ++v) {
+        fill(state, rank, v);
+        ASSERT_TRUE(e.Checkpoint("dd", v).ok()) << "rank " << rank << " version " << v;
+      }
+      ASSERT_TRUE(e.Wait().ok());
+    });
+    RunJob(4, 2, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
+      auto report = e.Restart("dd", 1000);
+      ASSERT_TRUE(report.ok()) << "rank " << rank << ": " << report.status().ToString();
+      EXPECT_EQ(report->version, last);
+      std::vector<uint8_t> want(state.size());
+      fill(want, rank, last);
+      EXPECT_TRUE(std::equal(want.begin(), want.begin() + kPages * kPage, state.begin()))
+          << "rank " << rank << " restored other bytes";
+    });
+  }
 }
 
 }  // namespace

@@ -16,8 +16,8 @@ namespace {
 constexpr uint64_t kFaultPiece = 16 << 20;
 
 // Appends sequentially into the first `length` bytes of a mapping (the
-// file's length; the mapping may be longer), as `writes` says (memory
-// tier: memcpy, nothing to sync on tmpfs).
+// file's length at most; the mapping may be longer), as `writes` says
+// (memory tier: memcpy, nothing to sync on tmpfs).
 class MappedWritableFile final : public WritableFile {
  public:
   MappedWritableFile(std::shared_ptr<MappedFile> map, uint64_t length, std::string path,
@@ -44,10 +44,12 @@ class MappedWritableFile final : public WritableFile {
     return claimed;
   }
   Status Sync() override { return writes_.persist ? writes_.persist(*map_) : Status::Ok(); }
+  // The file ends where the writing ended, as a file written through a
+  // descriptor does: it was created as long as it could grow.
   Status Close() override {
-    if (pos_ != length_) {
-      return Error(Code::kInternal, "'{}': {} bytes written of {} reserved", path_, pos_, length_);
-    }
+    if (pos_ == length_) return Status::Ok();
+    CAIRN_RETURN_IF_ERROR(map_->SetLength(pos_).Annotate(path_));
+    length_ = pos_;
     return Status::Ok();
   }
   const std::string& path() const override { return path_; }

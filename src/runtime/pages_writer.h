@@ -1,0 +1,63 @@
+// PagesFileWriter: writes one rank's pages file (format 2,
+// format/page_table.h) on a tier as its plan is made or from a finished
+// plan (engine_dedup.h): the preamble, the stored pages as they come, then
+// the header and the trailer, and commits it. Stored pages that follow each
+// other in memory go out as one run, copied and checksummed in one pass
+// (AppendChecksummed). The file is created at the first byte written, as
+// long as it could grow (every page stored), and ends where the writing
+// ends. The first failure is kept and returned by Finish; nothing is
+// written after it.
+// Thread-safety: one writer per file, used from one thread.
+#ifndef CAIRN_RUNTIME_PAGES_WRITER_H_
+#define CAIRN_RUNTIME_PAGES_WRITER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "dedup/page_view.h"
+#include "dedup/planner.h"
+#include "format/manifest.h"
+#include "format/page_table.h"
+#include "storage/tier.h"
+
+namespace cairn {
+
+class PagesFileWriter final : public StoredPageSink {
+ public:
+  // `max_bytes`: the file's size with every page stored (PagesFileBound).
+  PagesFileWriter(Tier* tier, std::string name, int64_t version, std::string file,
+                  uint64_t max_bytes);
+
+  Tier* tier() const { return tier_; }
+  int64_t version() const { return version_; }
+
+  void Store(const PageView& view, const std::vector<size_t>& pages) override;
+  // Appends the header (whose kData pages are the ones stored, in order)
+  // and the trailer, and commits the file; its manifest entry.
+  Result<FileEntry> Finish(const PagesHeader& header);
+
+ private:
+  Status Open();
+  Status AppendRun(const uint8_t* data, uint64_t n);
+
+  Tier* tier_;
+  std::string name_;
+  int64_t version_;
+  std::string file_;
+  uint64_t max_bytes_;
+  std::unique_ptr<PendingFile> pending_;
+  ExtentChecksummer data_sum_{0};  // the preamble and the stored pages
+  uint64_t written_ = 0;
+  Status status_;
+};
+
+// The size of a pages file of `header`'s regions with every page stored
+// and every record a reference (the longest a plan can make it).
+uint64_t PagesFileBound(PagesHeader header);
+
+}  // namespace cairn
+
+#endif  // CAIRN_RUNTIME_PAGES_WRITER_H_

@@ -19,6 +19,25 @@ bool DedupPlanner::SameSlot(const PageView& view, size_t i) const {
   return previous_ && i < previous_->lengths.size() && previous_->lengths[i] == view.page(i).length;
 }
 
+void DedupPlanner::DigestPages(const PageView& view, size_t begin, size_t end,
+                               const std::vector<bool>* changed, int rank,
+                               DedupPlan* plan) const {
+  const bool trust_changed = changed != nullptr && changed->size() == view.size();
+  auto start = std::chrono::steady_clock::now();
+  for (size_t i = begin; i < end; ++i) {
+    PageRecord& r = plan->records[i];
+    r.rank = rank;
+    r.version = plan->version;
+    if (trust_changed && !(*changed)[i] && SameSlot(view, i)) {
+      r.digest = previous_->locations[i].digest;
+    } else {
+      r.digest = hasher_.Hash(view.page(i).data, view.page(i).length);
+      ++plan->counts.hashed;
+    }
+  }
+  plan->hash_seconds += SecondsSince(start);
+}
+
 void DedupPlanner::ReferPrevious(size_t i, DedupPlan* plan) const {
   // A reference is resolved by digest in the referenced copy, so a page
   // whose index moved (the regions were resized) may still refer to it.
@@ -105,30 +124,16 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
     if (skip) ++*unshared_since_;
   }
   plan.streamed = sink != nullptr && !collective;
-  const bool trust_changed = changed != nullptr && changed->size() == view.size();
   plan.records.resize(view.size());
   LocalHashes local_hashes;
   std::vector<size_t> stored;
-  uint64_t hashed = 0;
   // Chunks of pages small enough to stay in cache from their hashing to
   // the sink's copy.
   constexpr uint64_t kChunkBytes = 256 << 10;
   const size_t chunk_pages = std::max<size_t>(1, kChunkBytes / view.page_size());
   for (size_t begin = 0; begin < view.size(); begin += chunk_pages) {
     const size_t end = std::min(view.size(), begin + chunk_pages);
-    auto start = std::chrono::steady_clock::now();
-    for (size_t i = begin; i < end; ++i) {
-      PageRecord& r = plan.records[i];
-      r.rank = comm.rank();
-      r.version = version;
-      if (trust_changed && !(*changed)[i] && SameSlot(view, i)) {
-        r.digest = previous_->locations[i].digest;
-      } else {
-        r.digest = hasher_.Hash(view.page(i).data, view.page(i).length);
-        ++hashed;
-      }
-    }
-    plan.hash_seconds += SecondsSince(start);
+    DigestPages(view, begin, end, changed, comm.rank(), &plan);
     stored.clear();
     for (size_t i = begin; i < end; ++i) {
       if (!plan.full) ReferPrevious(i, &plan);
@@ -146,6 +151,7 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
       unshared_since_ = 0;
     }
   }
+  const uint64_t hashed = plan.counts.hashed;
   plan.counts = CountPages(plan.records, view);
   plan.counts.hashed = hashed;
   return plan;

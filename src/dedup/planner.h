@@ -129,6 +129,11 @@ class DedupPlanner {
   // Whether page i of `view` has a page of the same length at the same
   // index in the previous version (a clean page there holds its bytes).
   bool SameSlot(const PageView& view, size_t i) const;
+  // Records of pages [begin, end) with their digests: hashed, or the
+  // previous version's where `changed` says the page did not change
+  // (counted in plan->counts.hashed and plan->hash_seconds).
+  void DigestPages(const PageView& view, size_t begin, size_t end,
+                   const std::vector<bool>* changed, int rank, DedupPlan* plan) const;
   // kPrevious if page i's digest is the previous version's there.
   void ReferPrevious(size_t i, DedupPlan* plan) const;
   // LocalHashes: digest -> the first page holding it (a kData page).

@@ -53,7 +53,9 @@ Status EngineDedup::Plan(Comm& comm, const std::string& name, const std::vector<
       ChangedPageMask(regions, planned_->committed_regions, view_->page_size(), changed,
                       planner.previous_version());
   std::unique_ptr<PagesFileWriter> writer;
-  if (stream_to != nullptr) {
+  const bool nearly_full =
+      !planned_->stored_bytes || *planned_->stored_bytes >= view_->total_bytes() / 10 * 9;
+  if (stream_to != nullptr && nearly_full) {
     writer = std::make_unique<PagesFileWriter>(stream_to, name, version, PartFileName(comm.rank()),
                                                FullPartBytes(regions, comm.rank(), comm.size()));
   }
@@ -114,6 +116,7 @@ bool EngineDedup::StreamedInto(const Tier& tier, int64_t version) const {
 
 Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, int64_t version,
                                          int rank, int nranks) {
+  const PagesHeader header = HeaderFor(name, version, rank, nranks, regions_, plan_->records);
   std::unique_ptr<PagesFileWriter> writer;
   if (StreamedInto(tier, version)) {
     writer = std::move(streamed_);
@@ -122,20 +125,21 @@ Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, in
     // was chosen): the stored pages in one go, from the finished plan.
     streamed_.reset();
     writer = std::make_unique<PagesFileWriter>(&tier, name, version, PartFileName(rank),
-                                               FullPartBytes(regions_, rank, nranks));
+                                               header.FileSize());
     std::vector<size_t> stored;
     for (size_t i = 0; i < plan_->records.size(); ++i) {
       if (plan_->records[i].kind == PageKind::kData) stored.push_back(i);
     }
     writer->Store(*view_, stored);
   }
-  return writer->Finish(HeaderFor(name, version, rank, nranks, regions_, plan_->records));
+  return writer->Finish(header);
 }
 
 void EngineDedup::Committed(int rank) {
   if (!plan_ || !view_ || planned_ == nullptr) return;
   planned_->planner.Committed(*plan_, *view_, rank);
   planned_->committed_regions = regions_;
+  planned_->stored_bytes = plan_->counts.data_bytes;
 }
 
 void EngineDedup::Forget() {

@@ -76,8 +76,12 @@ class EngineDedup {
   // one name never refer to another's. A failure on one rank is every
   // rank's. With `stream_to`, the part file is written there while the
   // pages are hashed, when the plan takes no collective step
-  // (StoredPageSink); WritePart on that tier then only finishes it. The
-  // caller has removed any earlier copy of the version there.
+  // (StoredPageSink) and the name's last version stored nearly every page
+  // (a file is streamed into a slot as long as the longest it could be:
+  // cutting a slot and growing it again costs page faults, so a version
+  // expected to be much shorter is written at its exact size after it is
+  // planned); WritePart on that tier then only finishes it. The caller has
+  // removed any earlier copy of the version there.
   Status Plan(Comm& comm, const std::string& name, const std::vector<Region>& regions,
               int64_t version, const ChangedPagesByRegion& changed = {},
               Tier* stream_to = nullptr);
@@ -115,6 +119,8 @@ class EngineDedup {
     explicit NameState(const DedupOptions& options) : planner(options) {}
     DedupPlanner planner;
     std::vector<Region> committed_regions;  // of the planner's previous version
+    // Bytes of the pages the last committed version stored.
+    std::optional<uint64_t> stored_bytes;
   };
 
   PagesHeader HeaderFor(const std::string& name, int64_t version, int rank, int nranks,

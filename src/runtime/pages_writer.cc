@@ -7,13 +7,13 @@
 namespace cairn {
 
 PagesFileWriter::PagesFileWriter(Tier* tier, std::string name, int64_t version, std::string file,
-                                 uint64_t max_bytes)
+                                 uint64_t create_bytes)
     : tier_(tier), name_(std::move(name)), version_(version), file_(std::move(file)),
-      max_bytes_(max_bytes) {}
+      create_bytes_(create_bytes) {}
 
 Status PagesFileWriter::Open() {
   if (pending_) return Status::Ok();
-  CAIRN_ASSIGN_OR_RETURN(pending_, tier_->Create(name_, version_, file_, max_bytes_));
+  CAIRN_ASSIGN_OR_RETURN(pending_, tier_->Create(name_, version_, file_, create_bytes_));
   const std::string preamble = EncodePagesPreamble();
   data_sum_.Update(preamble.data(), preamble.size());
   written_ = preamble.size();

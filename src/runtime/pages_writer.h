@@ -3,9 +3,9 @@
 // plan (engine_dedup.h): the preamble, the stored pages as they come, then
 // the header and the trailer, and commits it. Stored pages that follow each
 // other in memory go out as one run, copied and checksummed in one pass
-// (AppendChecksummed). The file is created at the first byte written, as
-// long as it could grow (every page stored), and ends where the writing
-// ends. The first failure is kept and returned by Finish; nothing is
+// (AppendChecksummed). The file is created at the first byte written,
+// `create_bytes` long (its exact size, or as long as it could grow while
+// its plan is not known), and ends where the writing ends. The first failure is kept and returned by Finish; nothing is
 // written after it.
 // Thread-safety: one writer per file, used from one thread.
 #ifndef CAIRN_RUNTIME_PAGES_WRITER_H_
@@ -27,9 +27,8 @@ namespace cairn {
 
 class PagesFileWriter final : public StoredPageSink {
  public:
-  // `max_bytes`: the file's size with every page stored (PagesFileBound).
   PagesFileWriter(Tier* tier, std::string name, int64_t version, std::string file,
-                  uint64_t max_bytes);
+                  uint64_t create_bytes);
 
   Tier* tier() const { return tier_; }
   int64_t version() const { return version_; }
@@ -47,7 +46,7 @@ class PagesFileWriter final : public StoredPageSink {
   std::string name_;
   int64_t version_;
   std::string file_;
-  uint64_t max_bytes_;
+  uint64_t create_bytes_;
   std::unique_ptr<PendingFile> pending_;
   ExtentChecksummer data_sum_{0};  // the preamble and the stored pages
   uint64_t written_ = 0;

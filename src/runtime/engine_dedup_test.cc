@@ -62,8 +62,8 @@ class EngineDedupTest : public ::testing::Test {
   using Body = std::function<void(int rank, Engine& engine, std::vector<uint8_t>& state)>;
 
   // One job of `ranks` ranks, `per_node` to a virtual node, each
-  // protecting `state_bytes`.
-  void RunJob(int ranks, int per_node, const Body& body, size_t state_bytes = kStateBytes) {
+  // protecting state_bytes_.
+  void RunJob(int ranks, int per_node, const Body& body) {
     std::vector<int> nodes;
     for (int r = 0; r < ranks; ++r) nodes.push_back(r / per_node);
     ThreadGroup group(nodes);
@@ -73,7 +73,7 @@ class EngineDedupTest : public ::testing::Test {
         auto engine = Engine::Create(std::make_unique<ThreadComm>(&group, r), config_, env_.get(),
                                      Clock::Real());
         ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-        std::vector<uint8_t> state(state_bytes);
+        std::vector<uint8_t> state(state_bytes_);
         ASSERT_TRUE((*engine)->Protect(0, state.data(), state.size(), 1).ok());
         body(r, **engine, state);
         Status done = (*engine)->Finalize();
@@ -83,13 +83,13 @@ class EngineDedupTest : public ::testing::Test {
     for (auto& t : threads) t.join();
   }
 
-  // Checkpoints versions 0..last (each after Fill), waits for the drains.
+  // Checkpoints versions 0..last (each after fill_), waits for the drains.
   void CheckpointJob(int ranks, int per_node, int64_t last,
                      std::vector<PageCounts>* counts = nullptr) {
     if (counts) counts->assign(static_cast<size_t>(ranks), {});
     RunJob(ranks, per_node, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
       for (int64_t v = 0; v <= last; ++v) {
-        Fill(state, rank, v);
+        fill_(state, rank, v);
         Status s = e.Checkpoint("dd", v);
         ASSERT_TRUE(s.ok()) << "rank " << rank << " version " << v << ": " << s.ToString();
         if (counts) (*counts)[static_cast<size_t>(rank)] = e.last_checkpoint().pages;
@@ -98,14 +98,14 @@ class EngineDedupTest : public ::testing::Test {
     });
   }
 
-  // Restarts and checks every rank's bytes against Fill(expected).
+  // Restarts and checks every rank's bytes against fill_(expected).
   void ExpectRestart(int ranks, int per_node, int64_t expected) {
     RunJob(ranks, per_node, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
       auto report = e.Restart("dd", 1000);  // the newest recoverable
       ASSERT_TRUE(report.ok()) << "rank " << rank << ": " << report.status().ToString();
       EXPECT_EQ(report->version, expected);
-      std::vector<uint8_t> want(kStateBytes);
-      Fill(want, rank, expected);
+      std::vector<uint8_t> want(state.size());
+      fill_(want, rank, expected);
       EXPECT_TRUE(state == want) << "rank " << rank << " restored other bytes";
     });
   }
@@ -116,6 +116,9 @@ class EngineDedupTest : public ::testing::Test {
 
   std::unique_ptr<Env> env_;
   Config config_;
+  // What each rank protects, and its bytes at each version.
+  size_t state_bytes_ = kStateBytes;
+  std::function<void(std::vector<uint8_t>&, int rank, int64_t version)> fill_ = Fill;
 };
 
 TEST_F(EngineDedupTest, EveryModeRestoresBitExactOnOneToEightRanks) {
@@ -245,9 +248,10 @@ TEST_F(EngineDedupTest, PagesFilesOfChangingSizesRestoreBitExact) {
   config_.dedup.mode = DedupMode::kLocal;
   config_.tier(TierKind::kPfs).enabled = false;
   constexpr size_t kBigPages = 1024;  // 4 MiB: worth a slot
+  state_bytes_ = kBigPages * kPage;
   // Version v repeats its first page over a share of the pages that grows
   // and shrinks with v, so that every pages file has its own size.
-  auto fill = [](std::vector<uint8_t>& state, int rank, int64_t v) {
+  fill_ = [](std::vector<uint8_t>& state, int rank, int64_t v) {
     const size_t repeated = kBigPages * static_cast<size_t>((v * 37) % 90) / 100;
     for (size_t p = 0; p < kBigPages; ++p) {
       const uint64_t words[2] = {p < repeated ? 0 : p + 1, static_cast<uint64_t>(v * 16 + rank)};
@@ -259,21 +263,14 @@ TEST_F(EngineDedupTest, PagesFilesOfChangingSizesRestoreBitExact) {
   RunJob(2, 2, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
     std::set<uint64_t> sizes;
     for (int64_t v = 0; v <= kLast; ++v) {
-      fill(state, rank, v);
+      fill_(state, rank, v);
       ASSERT_TRUE(e.Checkpoint("dd", v).ok()) << "version " << v;
       ASSERT_TRUE(e.Wait().ok());
       sizes.insert(e.last_checkpoint().bytes);
     }
     EXPECT_GE(sizes.size(), 6u) << "rank " << rank << ": the versions' files should differ in size";
-  }, kBigPages * kPage);
-  RunJob(2, 2, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
-    auto report = e.Restart("dd", 1000);
-    ASSERT_TRUE(report.ok()) << "rank " << rank << ": " << report.status().ToString();
-    EXPECT_EQ(report->version, kLast);
-    std::vector<uint8_t> want(state.size());
-    fill(want, rank, kLast);
-    EXPECT_TRUE(state == want) << "rank " << rank << " restored other bytes";
-  }, kBigPages * kPage);
+  });
+  ExpectRestart(2, 2, kLast);
 }
 
 // Rewrites rank's copy of `version` on `tier` in pages format 1 (the
@@ -327,7 +324,6 @@ TEST_F(EngineDedupTest, CopiesInPagesFormatOneStillRestore) {
 // every probe_every-th; each restores bit-exact, and so does a version
 // after the pages became shared.
 TEST_F(EngineDedupTest, SkippedCollectiveStepsRestoreBitExact) {
-  constexpr int64_t kLast = 6;
   auto fill = [](std::vector<uint8_t>& state, int rank, int64_t v) {
     for (size_t p = 0; p < kPages; ++p) {
       // Unique to the rank until version 5; then the same on every rank.
@@ -336,27 +332,14 @@ TEST_F(EngineDedupTest, SkippedCollectiveStepsRestoreBitExact) {
       std::memcpy(state.data() + p * kPage, &v, sizeof v);
     }
   };
-  for (int64_t last : {int64_t{4}, kLast}) {
+  for (int64_t last : {int64_t{4}, int64_t{6}}) {
     SCOPED_TRACE("newest version " + std::to_string(last));
     SetUp();
     config_.dedup.probe_every = 3;
     config_.keep = 8;
-    RunJob(4, 2, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
-      for (int64_t v = 0; v <= last; ++v) {
-        fill(state, rank, v);
-        ASSERT_TRUE(e.Checkpoint("dd", v).ok()) << "rank " << rank << " version " << v;
-      }
-      ASSERT_TRUE(e.Wait().ok());
-    });
-    RunJob(4, 2, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
-      auto report = e.Restart("dd", 1000);
-      ASSERT_TRUE(report.ok()) << "rank " << rank << ": " << report.status().ToString();
-      EXPECT_EQ(report->version, last);
-      std::vector<uint8_t> want(state.size());
-      fill(want, rank, last);
-      EXPECT_TRUE(std::equal(want.begin(), want.begin() + kPages * kPage, state.begin()))
-          << "rank " << rank << " restored other bytes";
-    });
+    fill_ = fill;
+    CheckpointJob(4, 2, last);
+    ExpectRestart(4, 2, last);
   }
 }
 

@@ -1,7 +1,9 @@
 // Engine, the checkpoint pipeline: write this rank's copy, commit it
 // collectively, apply retention, drain to lower tiers (engine.h).
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "base/log.h"
@@ -391,6 +393,11 @@ Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) 
     explicit HoldBackgroundWork(Flusher& f) : flusher(f) { flusher.HoldNewJobs(); }
     ~HoldBackgroundWork() { flusher.ReleaseHeld(); }
   } hold_background_work{*flusher_};
+  // So are the deletions of the slot files its retention retires.
+  std::array<std::optional<Tier::DeletionHold>, kTierKinds> hold_deletions;
+  for (int k = 0; k < kTierKinds; ++k) {
+    if (tiers_[k]) hold_deletions[k].emplace(tiers_[k].get());
+  }
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
   double start = clock_->MonotonicSeconds();
   controller_->EnterCheckpoint();
@@ -599,10 +606,13 @@ Status Engine::Wait() {
   // A drain that failed was reported as a warning: the version it carried
   // is committed on a faster tier. What the drains did is in last_wait().
   (void)flusher_->Wait();
-  // The slot reservation is background work too: after a wait, the next
-  // checkpoint copies into faulted-in memory. It goes second: the jobs
-  // above can add to its work (an ECC encode takes a parked sidecar slot).
-  if (Tier* fast = FastLevelTier()) fast->WaitForSlots();
+  // The slot reservation and the deletion of surplus slots are background
+  // work too: after a wait, the next checkpoint copies into faulted-in
+  // memory. They go second: the jobs above add to their work (an ECC
+  // encode takes a parked sidecar slot, a drain's retention retires one).
+  for (auto& t : tiers_) {
+    if (t) t->WaitForSlots();
+  }
   MutexLock lock(&mu_);
   last_wait_ = background_;
   background_ = WaitCounts{};

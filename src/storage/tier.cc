@@ -200,6 +200,15 @@ Tier::SlotPause::~SlotPause() {
   if (slots_ != nullptr) slots_->Resume();
 }
 
+Tier::DeletionHold::DeletionHold(Tier* tier)
+    : slots_(tier != nullptr ? tier->slots_.get() : nullptr) {
+  if (slots_ != nullptr) slots_->HoldDeletions();
+}
+
+Tier::DeletionHold::~DeletionHold() {
+  if (slots_ != nullptr) slots_->ReleaseDeletions();
+}
+
 uint64_t Tier::ReleaseParkedSlots() { return slots_ ? slots_->ReleaseParked() : 0; }
 
 Status Tier::EnsureRoom(uint64_t bytes) {

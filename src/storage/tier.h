@@ -123,6 +123,19 @@ class Tier {
    private:
     SlotCache* slots_;
   };
+  // Holds the deletion of surplus slot files back while it lives
+  // (SlotCache::HoldDeletions): a checkpoint takes one on every tier. No-op
+  // without slots.
+  class DeletionHold {
+   public:
+    explicit DeletionHold(Tier* tier);
+    ~DeletionHold();
+    DeletionHold(const DeletionHold&) = delete;
+    DeletionHold& operator=(const DeletionHold&) = delete;
+
+   private:
+    SlotCache* slots_;
+  };
   // Cancels the reservation and deletes the owner's parked slots; the bytes
   // they held (0 without slots).
   uint64_t ReleaseParkedSlots();

@@ -3,7 +3,11 @@
 #include <stdlib.h>
 
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -243,6 +247,98 @@ TEST(SlotReservationTest, RetiredFilesBeyondTheSpareSlotsAreDeletedInTheBackgrou
   tier.WaitForSlots();
   EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 2u);
   EXPECT_EQ(*tier.UsedBytes(), 2 * size);
+}
+
+// Records which thread deleted each file.
+class DeleteRecordingEnv final : public EnvWrapper {
+ public:
+  explicit DeleteRecordingEnv(Env* target) : EnvWrapper(target) {}
+  Status DeleteFile(const std::string& path) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      deleted_by_[path] = std::this_thread::get_id();
+    }
+    return EnvWrapper::DeleteFile(path);
+  }
+  std::map<std::string, std::thread::id> deleted_by() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return deleted_by_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::thread::id> deleted_by_;
+};
+
+// Two versions an earlier run left on an ssd tier (unmapped slots), both
+// retired by one checkpoint: the one beyond the spare slot is parked and
+// deleted by the background thread, not by the call (0.4-0.56 s per
+// 256 MiB file on ext4 here).
+TEST(SlotTest, RetiredFilesBeyondTheSpareSlotsOfAnUnmappedTierAreDeletedInTheBackground) {
+  auto mem = NewMemEnv();
+  DeleteRecordingEnv env(mem.get());
+  const uint64_t size = 2 << 20;
+  {
+    Tier tier(&env, TierKind::kSsd, "/ssd/0", TierConfig{});
+    tier.EnableSlots("r000000.", 1);
+    const std::string data(size, 'o');
+    for (int v : {6, 7}) {
+      ASSERT_TRUE(env.CreateDirs(tier.VersionDir("heat", v)).ok());
+      ASSERT_TRUE(
+          env.WriteFileAtomic(tier.FilePath("heat", v, "r000000.part"), data.data(), size, false)
+              .ok());
+    }
+    ASSERT_TRUE(tier.Retire("heat", 7, "r000000.part").ok());
+    ASSERT_TRUE(tier.Retire("heat", 6, "r000000.part").ok());
+    EXPECT_FALSE(env.FileExists(tier.FilePath("heat", 6, "r000000.part")));
+    EXPECT_FALSE(env.FileExists(tier.FilePath("heat", 7, "r000000.part")));
+    tier.WaitForSlots();
+    EXPECT_EQ(Parked(&env, tier.FreeSlotDir()), 1u);
+    EXPECT_EQ(*tier.UsedBytes(), size);
+    std::vector<std::thread::id> slot_deleters;
+    for (const auto& [path, thread] : env.deleted_by()) {
+      if (path.rfind(tier.FreeSlotDir() + "/", 0) == 0) slot_deleters.push_back(thread);
+    }
+    ASSERT_EQ(slot_deleters.size(), 1u);
+    EXPECT_NE(slot_deleters[0], std::this_thread::get_id());
+    // The spare slot is what the next part is written into.
+    WriteVersionFile(tier, 8, "r000000.part", size);
+    EXPECT_EQ(Parked(&env, tier.FreeSlotDir()), 0u);
+  }
+}
+
+// While a checkpoint holds deletions, surplus slots stay parked; they are
+// deleted once the hold ends.
+TEST(SlotTest, HeldDeletionsWaitForTheHoldToEnd) {
+  auto env = NewMemEnv();
+  Tier tier(env.get(), TierKind::kSsd, "/ssd/0", TierConfig{});
+  tier.EnableSlots("r000000.", 1);
+  const uint64_t size = 2 << 20;
+  for (int v = 1; v <= 3; ++v) WriteVersionFile(tier, v, "r000000.part", size);
+  {
+    Tier::DeletionHold hold(&tier);
+    for (int v = 1; v <= 3; ++v) ASSERT_TRUE(tier.Retire("heat", v, "r000000.part").ok());
+    tier.WaitForSlots();
+    EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 3u);
+  }
+  tier.WaitForSlots();
+  EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 1u);
+}
+
+// A tier closed right after a retire deletes the surplus before it goes:
+// no more than max_free slot files outlive the process.
+TEST(SlotTest, SurplusSlotsAreDeletedWhenTheTierCloses) {
+  auto env = NewMemEnv();
+  const uint64_t size = 2 << 20;
+  std::string free_dir;
+  {
+    Tier tier(env.get(), TierKind::kSsd, "/ssd/0", TierConfig{});
+    tier.EnableSlots("r000000.", 1);
+    free_dir = tier.FreeSlotDir();
+    for (int v = 1; v <= 4; ++v) WriteVersionFile(tier, v, "r000000.part", size);
+    for (int v = 1; v <= 4; ++v) ASSERT_TRUE(tier.Retire("heat", v, "r000000.part").ok());
+  }
+  EXPECT_EQ(Parked(env.get(), free_dir), 1u);
 }
 
 TEST(SlotTest, ClaimedBytesOfAMappedSlotReachTheFile) {

@@ -21,17 +21,31 @@ function(cairn_unit_program)
   set_property(GLOBAL APPEND PROPERTY CAIRN_UNIT_PROGRAMS ${ARGN})
 endfunction()
 
-# cairn_unit_test(NAME SOURCES ... DEPS ...): one GoogleTest binary per module,
-# registered with CTest under the label `unit`.
+# cairn_unit_test(NAME [SHARDS N] SOURCES ... DEPS ...): one GoogleTest binary
+# per module, registered with CTest under the label `unit`. With SHARDS, as N
+# tests NAME_1ofN ... (GoogleTest's sharding), so that `ctest -j` spreads a
+# long binary over the cores: under the sanitizers, the codec's exhaustive
+# tests took 100 s of one core while the other had nothing left to run.
 function(cairn_unit_test name)
   if(NOT CAIRN_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(T "" "SHARDS" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
   cairn_use_pch(${name} cairn_pch_gtest)
-  add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 300)
+  if(NOT T_SHARDS)
+    add_test(NAME ${name} COMMAND ${name})
+    set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 300)
+  else()
+    math(EXPR last "${T_SHARDS} - 1")
+    foreach(index RANGE ${last})
+      math(EXPR number "${index} + 1")
+      set(test ${name}_${number}of${T_SHARDS})
+      add_test(NAME ${test} COMMAND ${name})
+      set_tests_properties(${test} PROPERTIES LABELS unit TIMEOUT 300
+        ENVIRONMENT "GTEST_TOTAL_SHARDS=${T_SHARDS};GTEST_SHARD_INDEX=${index}")
+    endforeach()
+  endif()
   cairn_unit_program(${name})
 endfunction()

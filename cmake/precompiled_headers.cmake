@@ -47,6 +47,12 @@ endif()
 # The cli commands' static libraries, and the benchmarks and the cairn program.
 cairn_pch_anchor(cairn_pch_cli FOR libraries
   LIBS CLI11::CLI11 nlohmann_json::nlohmann_json fmt::fmt HEADERS ${CAIRN_PCH_CLI_HEADERS})
+# The cli's libraries whose sources do not parse command lines: CLI11 left
+# out, whose inline definitions cost seconds of code generation in every
+# translation unit even when precompiled.
+cairn_pch_anchor(cairn_pch_cli_json FOR libraries
+  LIBS nlohmann_json::nlohmann_json fmt::fmt
+  HEADERS <nlohmann/json.hpp> <fmt/format.h> <functional> <map> <memory> <string> <vector>)
 cairn_pch_anchor(cairn_pch_cli_programs FOR executables
   LIBS CLI11::CLI11 nlohmann_json::nlohmann_json fmt::fmt HEADERS ${CAIRN_PCH_CLI_HEADERS})
 

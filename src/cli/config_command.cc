@@ -34,6 +34,8 @@ void PrintKeys(bool markdown, bool json) {
   }
 }
 
+}  // namespace
+
 int RunConfig(const std::string& path, bool keys, bool markdown, bool json) {
   if (keys || markdown) {
     PrintKeys(markdown, json);
@@ -62,23 +64,6 @@ int RunConfig(const std::string& path, bool keys, bool markdown, bool json) {
     table.Print();
   }
   return kExitOk;
-}
-
-}  // namespace
-
-void AddConfigCommand(CLI::App& app, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand("config", "Show the effective configuration, or every key");
-  auto path = std::make_shared<std::string>();
-  auto keys = std::make_shared<bool>(false);
-  auto markdown = std::make_shared<bool>(false);
-  auto json = std::make_shared<bool>(false);
-  cmd->add_option("--config", *path, "Cairn configuration file");
-  cmd->add_flag("--keys", *keys, "List every key with its environment variable and default");
-  cmd->add_flag("--markdown", *markdown, "The key table as Markdown (docs/config.md)");
-  cmd->add_flag("--json", *json, "JSON output");
-  cmd->callback([&exit_code, path, keys, markdown, json] {
-    exit_code = RunConfig(*path, *keys, *markdown, *json);
-  });
 }
 
 }  // namespace cairn

@@ -14,14 +14,6 @@
 namespace cairn {
 namespace {
 
-struct RemovalFlags {
-  std::string config;
-  std::string name;
-  int keep = 0;
-  bool dry_run = false;
-  bool json = false;
-};
-
 struct RemovalTotals {
   int versions = 0;
   int slot_dirs = 0;
@@ -87,6 +79,18 @@ std::string SummaryText(const RemovalFlags& flags, const RemovalTotals& t) {
 
 int ExitCode(const RemovalTotals& t) { return t.failed > 0 ? kExitDamage : kExitOk; }
 
+std::string KeptText(const std::map<std::string, PruneDecision>& plan) {
+  std::string out;
+  for (const auto& [name, d] : plan) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : "; ", name,
+                       d.keep.empty() ? "no recoverable version (nothing removed)"
+                                      : fmt::format("{}", fmt::join(d.keep, ", ")));
+  }
+  return out;
+}
+
+}  // namespace
+
 int RunDelete(const RemovalFlags& flags) {
   if (Status s = ValidateName("checkpoint name", flags.name); !s.ok()) {
     return ReportError("delete", s);
@@ -113,16 +117,6 @@ int RunDelete(const RemovalFlags& flags) {
     fmt::print("{} of '{}'\n", SummaryText(flags, totals), flags.name);
   }
   return ExitCode(totals);
-}
-
-std::string KeptText(const std::map<std::string, PruneDecision>& plan) {
-  std::string out;
-  for (const auto& [name, d] : plan) {
-    out += fmt::format("{}{} {}", out.empty() ? "" : "; ", name,
-                       d.keep.empty() ? "no recoverable version (nothing removed)"
-                                      : fmt::format("{}", fmt::join(d.keep, ", ")));
-  }
-  return out;
 }
 
 int RunPrune(const RemovalFlags& flags) {
@@ -163,43 +157,6 @@ int RunPrune(const RemovalFlags& flags) {
     fmt::print("{}; kept {}\n", SummaryText(flags, totals), KeptText(plan));
   }
   return ExitCode(totals);
-}
-
-void AddCommonFlags(CLI::App* cmd, RemovalFlags& flags) {
-  cmd->add_option("--config", flags.config, "Cairn configuration file");
-  cmd->add_flag("--dry-run", flags.dry_run, "Show what would be removed, remove nothing");
-  cmd->add_flag("--json", flags.json, "One JSON object per directory, then a summary");
-}
-
-}  // namespace
-
-void AddDeleteCommand(CLI::App& app, int& exit_code) {
-  // The flags must live as long as app; the callback owns them.
-  auto flags = std::make_shared<RemovalFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "delete",
-      "Remove every version of NAME from every tier and node, and the parked slots of tiers "
-      "left without checkpoints. Offline: no job may be using NAME. Exit status: 0 removed, "
-      "1 some removal failed, 2 error, 3 no checkpoint of that name");
-  cmd->add_option("name", flags->name, "Checkpoint name")->required();
-  AddCommonFlags(cmd, *flags);
-  cmd->callback([&exit_code, flags] { exit_code = RunDelete(*flags); });
-}
-
-void AddPruneCommand(CLI::App& app, int& exit_code) {
-  auto flags = std::make_shared<RemovalFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "prune",
-      "Keep the newest N recoverable versions of each checkpoint name (or of NAME) with all "
-      "their copies; remove older versions and leftovers of interrupted checkpoints from every "
-      "tier and node. Offline: no job may be using them. Exit status: 0 done, 1 some removal "
-      "failed, 2 error, 3 no checkpoint found");
-  cmd->add_option("name", flags->name, "Only this checkpoint name");
-  cmd->add_option("--keep", flags->keep, "Recoverable versions to keep per name")
-      ->required()
-      ->check(CLI::PositiveNumber);
-  AddCommonFlags(cmd, *flags);
-  cmd->callback([&exit_code, flags] { exit_code = RunPrune(*flags); });
 }
 
 }  // namespace cairn

@@ -154,6 +154,8 @@ void ShowCompleteCopy(const RunCopies& run, const CopyInfo& c, bool json, Table&
   }
 }
 
+}  // namespace
+
 int RunInspect(const std::string& config_path, const std::string& name, int64_t version,
                bool json) {
   auto config = LoadCliConfig(config_path);
@@ -190,26 +192,6 @@ int RunInspect(const std::string& config_path, const std::string& name, int64_t 
     for (const std::string& line : summaries) fmt::print("{}\n", line);
   }
   return kExitOk;
-}
-
-}  // namespace
-
-void AddInspectCommand(CLI::App& app, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "inspect",
-      "Show every copy of one version, rank by rank. Exit status: 0 shown, 2 error, "
-      "3 no copy of that version");
-  auto config = std::make_shared<std::string>();
-  auto name = std::make_shared<std::string>();
-  auto version = std::make_shared<int64_t>(0);
-  auto json = std::make_shared<bool>(false);
-  cmd->add_option("name", *name, "Checkpoint name")->required();
-  cmd->add_option("version", *version, "Version")->required()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--config", *config, "Cairn configuration file");
-  cmd->add_flag("--json", *json, "One JSON object per file");
-  cmd->callback([&exit_code, config, name, version, json] {
-    exit_code = RunInspect(*config, *name, *version, *json);
-  });
 }
 
 }  // namespace cairn

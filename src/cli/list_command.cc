@@ -69,6 +69,8 @@ JsonObject RowJson(const RunCopies& run, const VersionRow& row) {
   return o;
 }
 
+}  // namespace
+
 int RunList(const std::string& config_path, bool json) {
   auto config = LoadCliConfig(config_path);
   if (!config.ok()) return ReportError("list", config.status());
@@ -97,22 +99,6 @@ int RunList(const std::string& config_path, bool json) {
     table.Print();
   }
   return kExitOk;
-}
-
-}  // namespace
-
-void AddListCommand(CLI::App& app, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "list",
-      "List checkpoint versions on every tier: one line per version, tier and run (the job "
-      "that wrote it), with its ranks complete out of that job's size and its cross-node "
-      "redundancy (PARITY: the scheme when every rank's parity is committed, else how many "
-      "ranks' are)");
-  auto config = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
-  cmd->add_option("--config", *config, "Cairn configuration file (default: $CAIRN_CONFIG or built-in)");
-  cmd->add_flag("--json", *json, "One JSON object per version, tier and run");
-  cmd->callback([&exit_code, config, json] { exit_code = RunList(*config, *json); });
 }
 
 }  // namespace cairn

@@ -5,7 +5,7 @@
 #include "cli/faultsim_command.h"
 #include "cli/model_command.h"
 #include "cli/profile_command.h"
-#include "cli/store_commands.h"
+#include "cli/store_command_line.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"cairn " CAIRN_VERSION_STRING ": multi-level checkpoint/restart for MPI applications"};

@@ -345,6 +345,8 @@ Json PlotData(const std::vector<NodeStatus>& nodes, const Config& config) {
   return data;
 }
 
+}  // namespace
+
 int RunStatus(const std::string& config_path, bool json, const std::string& plot) {
   auto config = LoadCliConfig(config_path);
   if (!config.ok()) {
@@ -392,38 +394,6 @@ int RunStatus(const std::string& config_path, bool json, const std::string& plot
     if (!json) std::printf("wrote %s\n", plot.c_str());
   }
   return failed ? 1 : 0;
-}
-
-}  // namespace
-
-void AddStatusCommand(CLI::App& app, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "status",
-      "Per node: SSD bytes Cairn has written (wear ledger), the SSD's projected lifetime at the "
-      "current rate against its warranty (Eq. 1, 2), and where checkpoints went (memory, ssd, "
-      "skipped) in the latest run and overall, with the last measured slowdown");
-  auto config = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
-  auto plot = std::make_shared<std::string>();
-  cmd->add_option("--config", *config,
-                  "Cairn configuration file (default: $CAIRN_CONFIG, else built-in defaults); "
-                  "its ssd tier and [tiers.ssd] endurance are used");
-  cmd->add_flag("--json", *json,
-                "one JSON object per node instead of the tables (docs/clc.md \"Status\")");
-  cmd->add_option("--plot", *plot,
-                  "also draw FILE.png: projected lifetime at each checkpoint (estimated and "
-                  "expected, warranty line), cumulative memory/ssd/skip counts, and the ledger's "
-                  "bytes over time; needs python3 with matplotlib")
-      ->type_name("FILE.png");
-  cmd->footer(
-      "Rate, lifetimes and pace: as the controller's last decision on the node used them "
-      "(placement history); a verdict the decision's policy did not apply is shown as '-'. "
-      "Without a history, B_SSD over the ledger's life. Exit status: 0 ok (also when nothing is recorded "
-      "yet), 2 bad configuration, 1 a ledger or history could not be read or the plot not "
-      "drawn.");
-  cmd->callback([&exit_code, config, json, plot] {
-    exit_code = RunStatus(*config, *json, *plot);
-  });
 }
 
 }  // namespace cairn

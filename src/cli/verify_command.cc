@@ -158,6 +158,8 @@ void PrintSummary(const Totals& t, bool json) {
   std::puts(line.c_str());
 }
 
+}  // namespace
+
 int RunVerify(const std::string& config_path, bool json) {
   auto config = LoadCliConfig(config_path);
   if (!config.ok()) return ReportError("verify", config.status());
@@ -185,22 +187,6 @@ int RunVerify(const std::string& config_path, bool json) {
   // as correctable damage is: both exit 1.
   const int findings = red.parity_wrong + red.rebuildable + red.unrebuildable;
   return t.damaged + t.correctable + findings == 0 ? kExitOk : kExitDamage;
-}
-
-}  // namespace
-
-void AddVerifyCommand(CLI::App& app, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "verify",
-      "Read every stored copy and check every block; re-encode every redundancy group's "
-      "parity and compare, naming parts that cannot be rebuilt. Exit status: 0 every copy is "
-      "clean, 1 damage was found (even if its ECC sidecar can correct it) or a lost part "
-      "cannot be rebuilt, 2 error, 3 no checkpoint found");
-  auto config = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
-  cmd->add_option("--config", *config, "Cairn configuration file");
-  cmd->add_flag("--json", *json, "One JSON object per damaged file, then a summary");
-  cmd->callback([&exit_code, config, json] { exit_code = RunVerify(*config, *json); });
 }
 
 }  // namespace cairn

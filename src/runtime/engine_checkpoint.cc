@@ -394,9 +394,9 @@ Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) 
     ~HoldBackgroundWork() { flusher.ReleaseHeld(); }
   } hold_background_work{*flusher_};
   // So are the deletions of the slot files its retention retires.
-  std::array<std::optional<Tier::DeletionHold>, kTierKinds> hold_deletions;
+  std::array<std::optional<Tier::SlotHold>, kTierKinds> hold_deletions;
   for (int k = 0; k < kTierKinds; ++k) {
-    if (tiers_[k]) hold_deletions[k].emplace(tiers_[k].get());
+    if (tiers_[k]) hold_deletions[k].emplace(tiers_[k].get(), Tier::SlotWork::kDeletions);
   }
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
   double start = clock_->MonotonicSeconds();

@@ -415,7 +415,7 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
   // The job waits for its restart: the slots reserved for its next
   // checkpoints are made after it, not beside it.
-  Tier::SlotPause hold_reservation(FastLevelTier());
+  Tier::SlotHold hold_reservation(FastLevelTier(), Tier::SlotWork::kAll);
   double start = clock_->MonotonicSeconds();
   RestartReport report;
   report.requested = version;

@@ -191,22 +191,23 @@ void Tier::UnmapLater(std::unique_ptr<MappedFile> map) const {
   if (slots_) slots_->UnmapLater(std::move(map));
 }
 
-Tier::SlotPause::SlotPause(Tier* tier)
-    : slots_(tier != nullptr ? tier->slots_.get() : nullptr) {
-  if (slots_ != nullptr) slots_->Pause();
+Tier::SlotHold::SlotHold(Tier* tier, SlotWork work)
+    : slots_(tier != nullptr ? tier->slots_.get() : nullptr), work_(work) {
+  if (slots_ == nullptr) return;
+  if (work_ == SlotWork::kAll) {
+    slots_->Pause();
+  } else {
+    slots_->HoldDeletions();
+  }
 }
 
-Tier::SlotPause::~SlotPause() {
-  if (slots_ != nullptr) slots_->Resume();
-}
-
-Tier::DeletionHold::DeletionHold(Tier* tier)
-    : slots_(tier != nullptr ? tier->slots_.get() : nullptr) {
-  if (slots_ != nullptr) slots_->HoldDeletions();
-}
-
-Tier::DeletionHold::~DeletionHold() {
-  if (slots_ != nullptr) slots_->ReleaseDeletions();
+Tier::SlotHold::~SlotHold() {
+  if (slots_ == nullptr) return;
+  if (work_ == SlotWork::kAll) {
+    slots_->Resume();
+  } else {
+    slots_->ReleaseDeletions();
+  }
 }
 
 uint64_t Tier::ReleaseParkedSlots() { return slots_ ? slots_->ReleaseParked() : 0; }

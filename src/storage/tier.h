@@ -110,31 +110,27 @@ class Tier {
   // Unmaps `map` in the background where the tier has a slot thread
   // (SlotCache::UnmapLater), else now: for a restart's mapping of a part.
   void UnmapLater(std::unique_ptr<MappedFile> map) const;
-  // Holds ReserveSlots back while it lives (SlotCache::Pause): a restart
-  // takes one, so that faulting in slots does not take the memory
-  // bandwidth and the core the restart needs. No-op without slots.
-  class SlotPause {
-   public:
-    explicit SlotPause(Tier* tier);
-    ~SlotPause();
-    SlotPause(const SlotPause&) = delete;
-    SlotPause& operator=(const SlotPause&) = delete;
-
-   private:
-    SlotCache* slots_;
+  // What a SlotHold holds back of the tier's slot thread while it lives.
+  enum class SlotWork {
+    // Everything (SlotCache::Pause): a restart holds the fast tier's, so
+    // that faulting in slots does not take the memory bandwidth and the
+    // core the restart needs.
+    kAll,
+    // The deletion of surplus slot files (SlotCache::HoldDeletions): a
+    // checkpoint holds every tier's; the reservation goes on.
+    kDeletions,
   };
-  // Holds the deletion of surplus slot files back while it lives
-  // (SlotCache::HoldDeletions): a checkpoint takes one on every tier. No-op
-  // without slots.
-  class DeletionHold {
+  // No-op for a null tier or one without slots.
+  class SlotHold {
    public:
-    explicit DeletionHold(Tier* tier);
-    ~DeletionHold();
-    DeletionHold(const DeletionHold&) = delete;
-    DeletionHold& operator=(const DeletionHold&) = delete;
+    SlotHold(Tier* tier, SlotWork work);
+    ~SlotHold();
+    SlotHold(const SlotHold&) = delete;
+    SlotHold& operator=(const SlotHold&) = delete;
 
    private:
     SlotCache* slots_;
+    SlotWork work_;
   };
   // Cancels the reservation and deletes the owner's parked slots; the bytes
   // they held (0 without slots).

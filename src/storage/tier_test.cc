@@ -211,7 +211,7 @@ TEST(SlotReservationTest, PausedReservationMakesNothingUntilResumed) {
   tier.EnableSlots("r000000.", 2);
   const uint64_t size = 2 << 20;
   {
-    Tier::SlotPause pause(&tier);
+    Tier::SlotHold pause(&tier, Tier::SlotWork::kAll);
     tier.ReserveSlots({size}, 2);
     // A part written meanwhile does not wait for the held slots: it is a
     // fresh file, and no slot is made while the pause lasts.
@@ -316,7 +316,7 @@ TEST(SlotTest, HeldDeletionsWaitForTheHoldToEnd) {
   const uint64_t size = 2 << 20;
   for (int v = 1; v <= 3; ++v) WriteVersionFile(tier, v, "r000000.part", size);
   {
-    Tier::DeletionHold hold(&tier);
+    Tier::SlotHold hold(&tier, Tier::SlotWork::kDeletions);
     for (int v = 1; v <= 3; ++v) ASSERT_TRUE(tier.Retire("heat", v, "r000000.part").ok());
     tier.WaitForSlots();
     EXPECT_EQ(Parked(env.get(), tier.FreeSlotDir()), 3u);

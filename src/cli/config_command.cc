@@ -2,7 +2,6 @@
 // the defaults), or the table of every key (--keys, --markdown), which is
 // where docs/config.md's key table comes from.
 #include <cstdio>
-#include <memory>
 
 #include <fmt/format.h>
 

@@ -3,7 +3,8 @@
 // offline (no job may be using them). Both show what they remove (or, with
 // --dry-run, would remove), one line or JSON object per directory, then a
 // summary; see cli/removal.h for the rules.
-#include <memory>
+#include <map>
+#include <string>
 
 #include "cli/inventory.h"
 #include "cli/output.h"

@@ -3,7 +3,6 @@
 // passes its CRC. Copies are shown run by run (cli/inventory.h, GroupByRun),
 // each run closed by a line saying whether its ranks make it whole.
 #include <map>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>

@@ -3,7 +3,6 @@
 // that the ranks of two jobs in one version directory never add up to a
 // complete version (cli/inventory.h, GroupByRun).
 #include <algorithm>
-#include <memory>
 #include <set>
 
 #include "cli/inventory.h"

@@ -10,7 +10,6 @@
 // (a checkpoint interrupted or still being written) are counted, not
 // judged.
 #include <cstdio>
-#include <memory>
 
 #include <fmt/format.h>
 

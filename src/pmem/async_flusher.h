@@ -22,6 +22,7 @@
 #ifndef CAIRN_PMEM_ASYNC_FLUSHER_H_
 #define CAIRN_PMEM_ASYNC_FLUSHER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -45,7 +46,18 @@ struct AsyncFlushOptions {
   // >= 1, the helper thread counted; 0: DefaultLargeThreads().
   int large_threads = 0;
   const FlushOps* ops = nullptr;  // the primitives; null: Ops()
+  // How long the helper keeps polling an empty queue (yielding its core
+  // between polls) before it sleeps; negative: DefaultHelperPollSeconds().
+  // A helper that sleeps between ranges must be woken for each one, and a
+  // wake-up (an inter-processor interrupt, a VM exit under a hypervisor)
+  // costs the submitting thread more than the flush saves it.
+  double poll_seconds = -1;
 };
+
+// How long the helper polls before it sleeps: kHelperPollSeconds where the
+// process has a CPU beside the application's thread, else 0 (polling would
+// only take turns with the thread it serves).
+double DefaultHelperPollSeconds();
 
 struct AsyncFlushStats {
   uint64_t ranges = 0;           // ranges flushed or copied
@@ -55,6 +67,8 @@ struct AsyncFlushStats {
   uint64_t barriers = 0;         // Barrier calls
   uint64_t barrier_waits = 0;    // Barrier calls that found work still queued
   uint64_t helped_ranges = 0;    // ranges a Barrier's caller flushed itself
+  uint64_t helper_sleeps = 0;    // times the helper polled its empty queue in vain and slept
+  uint64_t helper_wakeups = 0;   // Submit/SubmitCopy calls that found the helper asleep
 };
 
 class AsyncFlusher {
@@ -95,9 +109,15 @@ class AsyncFlusher {
     size_t n;
     const void* copy_from = nullptr;  // non-null: copy n bytes from here to addr
   };
-  AsyncFlusher(uint64_t parallel_above, const FlushOps& ops)
-      : parallel_above_(parallel_above), ops_(ops) {}
+  AsyncFlusher(uint64_t parallel_above, const FlushOps& ops, double poll_seconds)
+      : parallel_above_(parallel_above), ops_(ops), poll_seconds_(poll_seconds) {}
   void HelperLoop() EXCLUDES(mu_);
+  // Polls, without the lock, until a range is submitted after the
+  // `seen`-th or poll_seconds_ pass; the helper sleeps only after that.
+  void PollForWork(uint64_t seen) EXCLUDES(mu_);
+  // After a range is queued: signals the helper if it sleeps (a polling
+  // helper sees the range without a signal).
+  void WakeHelperIfAsleep() REQUIRES(mu_);
   // Pops the oldest range and counts it in flight.
   Range TakeFront() REQUIRES(mu_);
   // Counts a range done and wakes the waiters.
@@ -108,12 +128,17 @@ class AsyncFlusher {
 
   const uint64_t parallel_above_;
   const FlushOps ops_;
+  const double poll_seconds_;
   std::unique_ptr<FlushPool> pool_;  // flushes ranges above parallel_above_
   mutable Mutex mu_;
   CondVar changed_{&mu_};
   std::deque<Range> queue_ GUARDED_BY(mu_);
   int in_flight_ GUARDED_BY(mu_) = 0;  // ranges taken off the queue, not yet done
   bool stopping_ GUARDED_BY(mu_) = false;
+  bool helper_asleep_ GUARDED_BY(mu_) = false;  // Submit must wake it
+  // Ranges ever queued, and stopping_, readable without mu_ (PollForWork).
+  std::atomic<uint64_t> submitted_{0};
+  std::atomic<bool> stop_requested_{false};
   AsyncFlushStats stats_ GUARDED_BY(mu_);
   std::unique_ptr<Thread> helper_;
 };

@@ -124,6 +124,52 @@ TEST(AsyncFlusherTest, SubmitCopyCopiesBeforeTheBarrierReturns) {
   EXPECT_EQ(stats.parallel_ranges, 0u);  // the 1 MiB flush is not above the threshold
 }
 
+// A helper that polls between ranges takes each one without being woken:
+// a wake-up costs the submitting thread a system call and the helper's core
+// an interrupt, once per batch of a loop.
+TEST(AsyncFlusherTest, APollingHelperTakesRangesWithoutBeingWoken) {
+  for (auto& c : g_flushed) c = 0;
+  AsyncFlushOptions options;
+  options.ops = &kCounting;
+  options.poll_seconds = 3600;  // the helper never gets to sleep in this test
+  auto flusher = AsyncFlusher::Start(PosixEnv(), options);
+  ASSERT_TRUE(flusher.ok());
+  for (uint64_t i = 0; i < 8; ++i) {
+    (*flusher)->Submit(g_buffer + i * kCacheLine, kCacheLine);
+    while ((*flusher)->stats().ranges < i + 1) std::this_thread::yield();
+  }
+  (*flusher)->Barrier();
+  for (size_t i = 0; i < 8; ++i) ASSERT_EQ(g_flushed[i].load(), 1) << "line " << i;
+  AsyncFlushStats stats = (*flusher)->stats();
+  EXPECT_EQ(stats.helper_wakeups, 0u);
+  EXPECT_EQ(stats.helped_ranges, 0u);
+}
+
+// Without polling the helper sleeps whenever its queue is empty, and a
+// Submit that finds it asleep wakes it. (The destructor ends a poll at
+// once: the test above finishes without waiting out poll_seconds.)
+TEST(AsyncFlusherTest, ASleepingHelperIsWokenForEachRange) {
+  for (auto& c : g_flushed) c = 0;
+  AsyncFlushOptions options;
+  options.ops = &kCounting;
+  options.poll_seconds = 0;
+  auto flusher = AsyncFlusher::Start(PosixEnv(), options);
+  ASSERT_TRUE(flusher.ok());
+  for (uint64_t i = 0; i < 16; ++i) {
+    // The count rises under the lock that waiting releases: the helper
+    // is asleep once the count shows it.
+    while ((*flusher)->stats().helper_sleeps < i + 1) std::this_thread::yield();
+    (*flusher)->Submit(g_buffer + i * kCacheLine, kCacheLine);
+    while ((*flusher)->stats().ranges < i + 1) std::this_thread::yield();
+  }
+  for (size_t i = 0; i < 16; ++i) ASSERT_EQ(g_flushed[i].load(), 1) << "line " << i;
+  EXPECT_EQ((*flusher)->stats().helper_wakeups, 16u);
+}
+
+TEST(AsyncFlusherTest, TheHelperPollsOnlyWhereTheProcessHasACpuToSpare) {
+  EXPECT_EQ(DefaultHelperPollSeconds() > 0, UsableCpus() > 1);
+}
+
 // By default the large ranges go to the CPUs the computation leaves: one
 // thread fewer than this process may use, at least the helper.
 TEST(AsyncFlusherTest, LargeRangeThreadsFollowTheProcesssCpus) {

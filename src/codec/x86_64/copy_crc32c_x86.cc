@@ -37,6 +37,20 @@ constexpr size_t kLanes = 8;
 constexpr size_t kStride = kLanes * kLane;
 // Below this the set-up and the final folds cost more than they save.
 constexpr size_t kMinFused = 2 * kStride;
+// How far ahead of the loads the source is prefetched. The hardware
+// prefetcher alone left the fused copy 10-15 % behind glibc's memcpy of a
+// 256 MiB checkpoint (which prefetches too), more so with a rank copying on
+// each core; 2 KiB ahead closed the gap on this Zen 3 (1-4 KiB within the
+// spread, 8 KiB worse). A prefetch never faults, so reading ahead of the
+// source's end is harmless.
+constexpr size_t kPrefetchAhead = 2048;
+
+// Prefetches the stride kPrefetchAhead bytes past `at`.
+inline void PrefetchStride(const uint8_t* at) {
+  static_assert(kStride == 2 * 64, "a stride is two cache lines");
+  _mm_prefetch(reinterpret_cast<const char*>(at + kPrefetchAhead), _MM_HINT_T0);
+  _mm_prefetch(reinterpret_cast<const char*>(at + kPrefetchAhead + 64), _MM_HINT_T0);
+}
 
 // The lane constants for folding D bits forward: for the low qword (H)
 // x^(D+32) mod P, for the high one (L) x^(D-32) mod P, each reflected and
@@ -101,6 +115,7 @@ CAIRN_PCLMUL_TARGET uint32_t FoldCopy(uint8_t* dst, const uint8_t* src, size_t n
   lanes[0] = _mm_xor_si128(lanes[0], _mm_cvtsi32_si128(static_cast<int>(state)));
   const __m128i by_stride = Constants(kFoldStride);
   for (size_t pos = kStride; pos < n; pos += kStride) {
+    PrefetchStride(src + pos);
 #pragma GCC unroll 8
     for (size_t i = 0; i < kLanes; ++i) {
       __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + pos + i * kLane));
@@ -143,6 +158,7 @@ CAIRN_VPCLMUL_TARGET uint32_t FoldCopyWide(uint8_t* dst, const uint8_t* src, siz
                                             _mm_cvtsi32_si128(static_cast<int>(state))));
   const __m256i by_stride = _mm256_broadcastsi128_si256(Constants(kFoldStride));
   for (size_t pos = kStride; pos < n; pos += kStride) {
+    PrefetchStride(src + pos);
 #pragma GCC unroll 4
     for (size_t i = 0; i < kPairs; ++i) {
       __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + pos + i * kPair));

@@ -314,5 +314,31 @@ TEST(ScrIndex, RoundTripsAndNamesTheBadKey) {
       << stray.message();
 }
 
+// Numbers that are not ints are errors naming the key, not converted:
+// "format": 2e73 was undefined behaviour (found by fuzz_scr_index).
+TEST(ScrIndex, NumbersThatAreNotIntsNameTheirKey) {
+  struct Case {
+    const char* text;
+    const char* where;
+  };
+  const Case cases[] = {
+      {R"({"format": 19999999999999999999999999999999999999999999999999999999999999999999999999, "current": null, "datasets": {}})",
+       "idx/format"},
+      {R"({"format": 1.0, "current": null, "datasets": {}})", "idx/format"},
+      {R"({"format": 4294967297, "current": null, "datasets": {}})", "idx/format"},
+      {R"({"format": 1, "current": 2.5, "datasets": {}})", "idx/current"},
+      {R"({"format": 1, "current": -3000000000, "datasets": {}})", "idx/current"},
+      {R"({"format": 1, "current": null, "datasets": {
+          "1": {"name": "a", "flags": 1e300, "failed": false, "dropped": false, "files": []}}})",
+       "idx/datasets/1"},
+  };
+  for (const Case& c : cases) {
+    ScrIndex index;
+    Status s = index.FromJson(c.text, "idx");
+    ASSERT_FALSE(s.ok()) << c.text;
+    EXPECT_NE(s.message().find(std::string(c.where) + ":"), std::string::npos) << s.message();
+  }
+}
+
 }  // namespace
 }  // namespace cairn_compat

@@ -1,5 +1,8 @@
 #include "compat/scr/scr_index.h"
 
+#include <climits>
+#include <stdexcept>
+
 #include <nlohmann/json.hpp>
 
 #include "compat/common/private_file.h"
@@ -8,6 +11,20 @@
 namespace cairn_compat {
 
 using nlohmann::json;
+
+namespace {
+// An integer that fits an int. json's get<int>() converts whatever number
+// it finds: a fraction is cut, and a value beyond int's range (2e73, found
+// by fuzz_scr_index) is undefined behaviour.
+int IntOf(const json& value) {
+  if (!value.is_number_integer()) throw std::invalid_argument("not an integer: " + value.dump());
+  const bool fits = value.is_number_unsigned()
+                        ? value.get<uint64_t>() <= static_cast<uint64_t>(INT_MAX)
+                        : value.get<int64_t>() >= INT_MIN && value.get<int64_t>() <= INT_MAX;
+  if (!fits) throw std::out_of_range(value.dump() + " is beyond the range of an int");
+  return static_cast<int>(value.get<int64_t>());
+}
+}  // namespace
 
 std::string ScrIndex::ToJson() const {
   json datasets = json::object();
@@ -29,20 +46,20 @@ Status ScrIndex::FromJson(const std::string& text, const std::string& origin) {
   try {
     std::map<int, ScrDataset> datasets;
     where = "/format";
-    if (root.at("format").get<int>() != 1) return Status::Error(origin + ": unknown format");
+    if (IntOf(root.at("format")) != 1) return Status::Error(origin + ": unknown format");
     for (const auto& [key, d] : root.at("datasets").items()) {
       where = "/datasets/" + key;
       size_t used = 0;
       int id = std::stoi(key, &used);
       if (used != key.size() || id < 0) return Status::Error(origin + where + ": not a dataset id");
-      datasets[id] = ScrDataset{d.at("name").get<std::string>(), d.at("flags").get<int>(),
+      datasets[id] = ScrDataset{d.at("name").get<std::string>(), IntOf(d.at("flags")),
                                 d.at("failed").get<bool>(), d.at("dropped").get<bool>(),
                                 d.at("files").get<std::vector<std::string>>()};
     }
     where = "/current";
     const json& current = root.at("current");
     std::optional<int> current_id;
-    if (!current.is_null()) current_id = current.get<int>();
+    if (!current.is_null()) current_id = IntOf(current);
     // SCR_Current names a dataset the index holds; another id would send
     // the next restart to a dataset nobody recorded.
     if (current_id && datasets.count(*current_id) == 0) {

@@ -97,6 +97,9 @@ struct Options {
   int reps = 5;
   std::string dir = "/dev/shm";
   bool json = false;
+  // Every file and directory the run makes under dir is registered here,
+  // so that a killed run leaves none of them behind.
+  cairn_bench::RemovedAtExit* removed_at_exit = nullptr;
 };
 
 void Report(const Options& o, const std::string& code, const std::string& op, double bytes,
@@ -292,6 +295,7 @@ void BenchSidecarStages(cairn::RsCodeId id, const Options& o) {
     for (size_t s = 0; s < stripes; ++s) sidecar_stripe(data.data() + s * stripe, record.data(), last);
   };
   const std::string path = o.dir + "/cairn-bench-ecc-sidecar-" + std::to_string(::getpid());
+  o.removed_at_exit->Add(path);
   auto write_pass = [&] {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
@@ -387,6 +391,7 @@ void InitOrDie(const std::string& cfg, std::vector<uint8_t>& buffer) {
 void BenchCheckpoint(const Options& o) {
   const char* modes[] = {"none", "strong", "normal"};
   std::string root = o.dir + "/cairn-bench-ecc-" + std::to_string(::getpid());
+  o.removed_at_exit->Add(root);
   std::filesystem::create_directories(root);
   std::vector<uint8_t> buffer(o.ckpt_mib << 20);
   Fill(buffer, 7);
@@ -434,6 +439,7 @@ void BenchCheckpoint(const Options& o) {
 void BenchRepairRestart(const Options& o) {
   namespace fs = std::filesystem;
   std::string root = o.dir + "/cairn-bench-ecc-restart-" + std::to_string(::getpid());
+  o.removed_at_exit->Add(root);
   fs::create_directories(root);
   std::vector<uint8_t> buffer(o.ckpt_mib << 20);
   for (const char* mode : {"normal", "strong"}) {
@@ -498,7 +504,9 @@ void BenchRepairRestart(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cairn_bench::RemovedAtExit removed_at_exit;  // before MPI starts: it forks
   Options o;
+  o.removed_at_exit = &removed_at_exit;
   CLI::App app{"ecc: throughput of the memory tier's software chipkill (RS(36,32), RS(19,16)) "
                "against raw baselines measured in the same run"};
   app.add_option("--mib", o.mib, "MiB of data per code")

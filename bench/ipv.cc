@@ -488,7 +488,7 @@ int main(int argc, char** argv) {
   double mib = 64;
   int iterations = 20, reps = 3, threads = 0;
   bool json = false;
-  std::string dir = "/dev/shm/cairn-ipv-bench";
+  std::string parent = "/dev/shm";
   std::vector<std::string> kernels{"stencil", "cg", "mg"};
   app.add_option("--mib", mib, "MiB per target array")->check(cairn_bench::FiniteRange(1, 65536));
   app.add_option("--iterations", iterations, "iterations per run")->check(CLI::Range(1, 100000));
@@ -498,11 +498,17 @@ int main(int argc, char** argv) {
                  "threads of copy-parflush and of large async flushes (0: the library's default, "
                  "this process's CPUs less one)")
       ->check(CLI::Range(0, 64));
-  app.add_option("--dir", dir, "directory standing in for persistent memory");
+  app.add_option("--dir", parent,
+                 "directory standing in for persistent memory (the run's files go into a "
+                 "directory of their own in it, removed when the run ends, killed or not)")
+      ->capture_default_str();
   app.add_option("--kernels", kernels, "stencil, cg, mg")->delimiter(',');
   app.add_flag("--json", json, "one JSON object per case on stdout");
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv)) return *exit;
 
+  cairn_bench::RemovedAtExit removed_at_exit;
+  const std::string dir = parent + "/cairn-ipv-bench-" + std::to_string(::getpid());
+  removed_at_exit.Add(dir);
   std::filesystem::create_directories(dir);
   if (threads == 0) threads = cairn::pmem::DefaultLargeThreads();
   auto pool = cairn::pmem::FlushPool::Start(cairn::PosixEnv(), threads);

@@ -4,7 +4,6 @@
 #include <thread>
 
 #include "base/clock.h"
-
 #include "env/process_info.h"
 #include "env/sysfs.h"
 
@@ -80,29 +79,24 @@ AsyncFlusher::~AsyncFlusher() {
   {
     MutexLock lock(&mu_);
     stopping_ = true;
-    stop_requested_.store(true, std::memory_order_release);
     changed_.SignalAll();
   }
   if (helper_) helper_->Join();
 }
 
 void AsyncFlusher::Submit(const void* addr, size_t n) {
-  if (n == 0) return;
-  MutexLock lock(&mu_);
-  queue_.push_back({addr, n});
-  submitted_.fetch_add(1, std::memory_order_release);
-  WakeHelperIfAsleep();
+  if (n > 0) Enqueue({addr, n});
 }
 
 void AsyncFlusher::SubmitCopy(void* dst, const void* src, size_t n) {
-  if (n == 0) return;
-  MutexLock lock(&mu_);
-  queue_.push_back({dst, n, src});
-  submitted_.fetch_add(1, std::memory_order_release);
-  WakeHelperIfAsleep();
+  if (n > 0) Enqueue({dst, n, src});
 }
 
-void AsyncFlusher::WakeHelperIfAsleep() {
+void AsyncFlusher::Enqueue(const Range& range) {
+  MutexLock lock(&mu_);
+  queue_.push_back(range);
+  submitted_.fetch_add(1, std::memory_order_release);
+  // A polling helper sees the range without a signal.
   if (!helper_asleep_) return;
   ++stats_.helper_wakeups;
   changed_.SignalAll();
@@ -165,7 +159,7 @@ void AsyncFlusher::PollForWork(uint64_t seen) {
   if (poll_seconds_ <= 0) return;
   const double deadline = Clock::Real()->MonotonicSeconds() + poll_seconds_;
   while (submitted_.load(std::memory_order_acquire) == seen &&
-         !stop_requested_.load(std::memory_order_acquire) &&
+         !stopping_.load(std::memory_order_acquire) &&
          Clock::Real()->MonotonicSeconds() < deadline) {
     std::this_thread::yield();
   }

@@ -115,9 +115,8 @@ class AsyncFlusher {
   // Polls, without the lock, until a range is submitted after the
   // `seen`-th or poll_seconds_ pass; the helper sleeps only after that.
   void PollForWork(uint64_t seen) EXCLUDES(mu_);
-  // After a range is queued: signals the helper if it sleeps (a polling
-  // helper sees the range without a signal).
-  void WakeHelperIfAsleep() REQUIRES(mu_);
+  // Queues a range (Submit, SubmitCopy) and wakes the helper if it sleeps.
+  void Enqueue(const Range& range) EXCLUDES(mu_);
   // Pops the oldest range and counts it in flight.
   Range TakeFront() REQUIRES(mu_);
   // Counts a range done and wakes the waiters.
@@ -134,11 +133,11 @@ class AsyncFlusher {
   CondVar changed_{&mu_};
   std::deque<Range> queue_ GUARDED_BY(mu_);
   int in_flight_ GUARDED_BY(mu_) = 0;  // ranges taken off the queue, not yet done
-  bool stopping_ GUARDED_BY(mu_) = false;
-  bool helper_asleep_ GUARDED_BY(mu_) = false;  // Submit must wake it
-  // Ranges ever queued, and stopping_, readable without mu_ (PollForWork).
-  std::atomic<uint64_t> submitted_{0};
-  std::atomic<bool> stop_requested_{false};
+  // Set under mu_ (the helper's wait depends on it), read without it too
+  // (PollForWork).
+  std::atomic<bool> stopping_{false};
+  bool helper_asleep_ GUARDED_BY(mu_) = false;  // Enqueue must wake it
+  std::atomic<uint64_t> submitted_{0};          // ranges ever queued (PollForWork)
   AsyncFlushStats stats_ GUARDED_BY(mu_);
   std::unique_ptr<Thread> helper_;
 };

@@ -27,12 +27,18 @@ void Drain() {}
 void NoCopy(void*, const void*, size_t) {}
 constexpr FlushOps kCounting{FlushKind::kClflush, CopyKind::kSse2, CountingFlush, Drain, NoCopy};
 
-TEST(AsyncFlusherTest, BarrierWaitsForEverySubmittedRangeInOrder) {
+// Every line's flush count back to zero, and options that flush with `ops`.
+AsyncFlushOptions CountingFrom(const FlushOps& ops) {
   for (auto& c : g_flushed) c = 0;
   AsyncFlushOptions options;
+  options.ops = &ops;
+  return options;
+}
+
+TEST(AsyncFlusherTest, BarrierWaitsForEverySubmittedRangeInOrder) {
+  AsyncFlushOptions options = CountingFrom(kCounting);
   options.parallel_above = 256 * kCacheLine;
   options.large_threads = 2;
-  options.ops = &kCounting;
   auto flusher = AsyncFlusher::Start(PosixEnv(), options);
   ASSERT_TRUE(flusher.ok()) << flusher.status().ToString();
   // Small ranges (line by line on the helper) and large ones (parallel).
@@ -66,9 +72,7 @@ constexpr FlushOps kGated{FlushKind::kClflush, CopyKind::kSse2, GatedCountingFlu
                           NoCopy};
 
 TEST(AsyncFlusherTest, BarrierFlushesQueuedRangesItselfWhileTheHelperIsBusy) {
-  for (auto& c : g_flushed) c = 0;
-  AsyncFlushOptions options;
-  options.ops = &kGated;
+  AsyncFlushOptions options = CountingFrom(kGated);
   auto flusher = AsyncFlusher::Start(PosixEnv(), options);
   ASSERT_TRUE(flusher.ok());
   (*flusher)->Submit(g_buffer, 10 * kCacheLine);
@@ -88,9 +92,7 @@ TEST(AsyncFlusherTest, BarrierFlushesQueuedRangesItselfWhileTheHelperIsBusy) {
 }
 
 TEST(AsyncFlusherTest, DestructionFlushesWhatIsQueued) {
-  for (auto& c : g_flushed) c = 0;
-  AsyncFlushOptions options;
-  options.ops = &kCounting;
+  AsyncFlushOptions options = CountingFrom(kCounting);
   {
     auto flusher = AsyncFlusher::Start(PosixEnv(), options);
     ASSERT_TRUE(flusher.ok());
@@ -128,9 +130,7 @@ TEST(AsyncFlusherTest, SubmitCopyCopiesBeforeTheBarrierReturns) {
 // a wake-up costs the submitting thread a system call and the helper's core
 // an interrupt, once per batch of a loop.
 TEST(AsyncFlusherTest, APollingHelperTakesRangesWithoutBeingWoken) {
-  for (auto& c : g_flushed) c = 0;
-  AsyncFlushOptions options;
-  options.ops = &kCounting;
+  AsyncFlushOptions options = CountingFrom(kCounting);
   options.poll_seconds = 3600;  // the helper never gets to sleep in this test
   auto flusher = AsyncFlusher::Start(PosixEnv(), options);
   ASSERT_TRUE(flusher.ok());
@@ -149,9 +149,7 @@ TEST(AsyncFlusherTest, APollingHelperTakesRangesWithoutBeingWoken) {
 // Submit that finds it asleep wakes it. (The destructor ends a poll at
 // once: the test above finishes without waiting out poll_seconds.)
 TEST(AsyncFlusherTest, ASleepingHelperIsWokenForEachRange) {
-  for (auto& c : g_flushed) c = 0;
-  AsyncFlushOptions options;
-  options.ops = &kCounting;
+  AsyncFlushOptions options = CountingFrom(kCounting);
   options.poll_seconds = 0;
   auto flusher = AsyncFlusher::Start(PosixEnv(), options);
   ASSERT_TRUE(flusher.ok());

@@ -75,6 +75,13 @@ Result<std::unique_ptr<AsyncFlusher>> AsyncFlusher::Start(Env* env,
   return flusher;
 }
 
+template <typename Done>
+void AsyncFlusher::PollUntil(const Done& done) const {
+  if (poll_seconds_ <= 0) return;
+  const double deadline = Clock::Real()->MonotonicSeconds() + poll_seconds_;
+  while (!done() && Clock::Real()->MonotonicSeconds() < deadline) std::this_thread::yield();
+}
+
 AsyncFlusher::~AsyncFlusher() {
   {
     MutexLock lock(&mu_);
@@ -117,6 +124,11 @@ void AsyncFlusher::Barrier() {
     ++stats_.helped_ranges;
     Finish(range, /*parallel=*/false);
   }
+  if (in_flight_ == 0) return;
+  mu_.Unlock();
+  PollUntil([this] { return in_flight_.load(std::memory_order_acquire) == 0; });
+  mu_.Lock();
+  if (in_flight_ > 0) ++stats_.barrier_sleeps;
   while (in_flight_ > 0) changed_.Wait();
 }
 
@@ -155,16 +167,6 @@ bool AsyncFlusher::FlushOne(const Range& range, bool may_use_pool) {
   return false;
 }
 
-void AsyncFlusher::PollForWork(uint64_t seen) {
-  if (poll_seconds_ <= 0) return;
-  const double deadline = Clock::Real()->MonotonicSeconds() + poll_seconds_;
-  while (submitted_.load(std::memory_order_acquire) == seen &&
-         !stopping_.load(std::memory_order_acquire) &&
-         Clock::Real()->MonotonicSeconds() < deadline) {
-    std::this_thread::yield();
-  }
-}
-
 void AsyncFlusher::HelperLoop() {
   for (;;) {
     Range range;
@@ -173,7 +175,10 @@ void AsyncFlusher::HelperLoop() {
       if (queue_.empty() && !stopping_) {
         const uint64_t seen = submitted_.load(std::memory_order_relaxed);
         mu_.Unlock();
-        PollForWork(seen);
+        PollUntil([this, seen] {
+          return submitted_.load(std::memory_order_acquire) != seen ||
+                 stopping_.load(std::memory_order_acquire);
+        });
         mu_.Lock();
       }
       // Stopping still drains the queue: a range submitted must not be

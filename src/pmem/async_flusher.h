@@ -66,6 +66,7 @@ struct AsyncFlushStats {
   uint64_t parallel_ranges = 0;  // of them, flushed over large_threads threads
   uint64_t barriers = 0;         // Barrier calls
   uint64_t barrier_waits = 0;    // Barrier calls that found work still queued
+  uint64_t barrier_sleeps = 0;   // Barrier calls that polled in vain and slept
   uint64_t helped_ranges = 0;    // ranges a Barrier's caller flushed itself
   uint64_t helper_sleeps = 0;    // times the helper polled its empty queue in vain and slept
   uint64_t helper_wakeups = 0;   // Submit/SubmitCopy calls that found the helper asleep
@@ -112,9 +113,13 @@ class AsyncFlusher {
   AsyncFlusher(uint64_t parallel_above, const FlushOps& ops, double poll_seconds)
       : parallel_above_(parallel_above), ops_(ops), poll_seconds_(poll_seconds) {}
   void HelperLoop() EXCLUDES(mu_);
-  // Polls, without the lock, until a range is submitted after the
-  // `seen`-th or poll_seconds_ pass; the helper sleeps only after that.
-  void PollForWork(uint64_t seen) EXCLUDES(mu_);
+  // Polls, without the lock and yielding the core, until done() or
+  // poll_seconds_ pass: the helper before it sleeps on an empty queue, a
+  // Barrier before it sleeps on the helper's last ranges. A sleeper costs
+  // its waker a futex call and the sleeper an interrupt to be woken, each
+  // a VM exit on a virtual machine.
+  template <typename Done>
+  void PollUntil(const Done& done) const EXCLUDES(mu_);
   // Queues a range (Submit, SubmitCopy) and wakes the helper if it sleeps.
   void Enqueue(const Range& range) EXCLUDES(mu_);
   // Pops the oldest range and counts it in flight.
@@ -132,12 +137,13 @@ class AsyncFlusher {
   mutable Mutex mu_;
   CondVar changed_{&mu_};
   std::deque<Range> queue_ GUARDED_BY(mu_);
-  int in_flight_ GUARDED_BY(mu_) = 0;  // ranges taken off the queue, not yet done
-  // Set under mu_ (the helper's wait depends on it), read without it too
-  // (PollForWork).
+  // Ranges taken off the queue, not yet done. Each of these atomics is set
+  // under mu_ (a wait on changed_ depends on it) and also read without it
+  // (PollUntil).
+  std::atomic<int> in_flight_{0};
   std::atomic<bool> stopping_{false};
   bool helper_asleep_ GUARDED_BY(mu_) = false;  // Enqueue must wake it
-  std::atomic<uint64_t> submitted_{0};          // ranges ever queued (PollForWork)
+  std::atomic<uint64_t> submitted_{0};          // ranges ever queued
   AsyncFlushStats stats_ GUARDED_BY(mu_);
   std::unique_ptr<Thread> helper_;
 };

@@ -71,9 +71,17 @@ void GatedCountingFlush(const void* addr, size_t n) {
 constexpr FlushOps kGated{FlushKind::kClflush, CopyKind::kSse2, GatedCountingFlush, Drain,
                           NoCopy};
 
-TEST(AsyncFlusherTest, BarrierFlushesQueuedRangesItselfWhileTheHelperIsBusy) {
+// The helper holds its range at g_buffer until the gate opens.
+AsyncFlushOptions GatedWithPoll(double poll_seconds) {
+  g_gate_open = false;
+  g_helper_holds_first = false;
   AsyncFlushOptions options = CountingFrom(kGated);
-  auto flusher = AsyncFlusher::Start(PosixEnv(), options);
+  options.poll_seconds = poll_seconds;
+  return options;
+}
+
+TEST(AsyncFlusherTest, BarrierFlushesQueuedRangesItselfWhileTheHelperIsBusy) {
+  auto flusher = AsyncFlusher::Start(PosixEnv(), GatedWithPoll(-1));
   ASSERT_TRUE(flusher.ok());
   (*flusher)->Submit(g_buffer, 10 * kCacheLine);
   while (!g_helper_holds_first) std::this_thread::yield();
@@ -89,6 +97,42 @@ TEST(AsyncFlusherTest, BarrierFlushesQueuedRangesItselfWhileTheHelperIsBusy) {
   AsyncFlushStats stats = (*flusher)->stats();
   EXPECT_EQ(stats.helped_ranges, 2u);
   EXPECT_EQ(stats.ranges, 3u);
+}
+
+// A Barrier left waiting only for the helper's range polls for its end
+// instead of sleeping: being woken would cost the helper a system call and
+// the caller an interrupt, once per iteration of a loop.
+TEST(AsyncFlusherTest, ABarrierPollsForTheHelpersLastRange) {
+  auto flusher = AsyncFlusher::Start(PosixEnv(), GatedWithPoll(3600));
+  ASSERT_TRUE(flusher.ok());
+  (*flusher)->Submit(g_buffer, 10 * kCacheLine);
+  while (!g_helper_holds_first) std::this_thread::yield();
+  std::thread opener([&] {
+    while ((*flusher)->stats().barriers < 1) std::this_thread::yield();
+    g_gate_open = true;
+  });
+  (*flusher)->Barrier();
+  opener.join();
+  for (size_t i = 0; i < 10; ++i) ASSERT_EQ(g_flushed[i].load(), 1) << "line " << i;
+  AsyncFlushStats stats = (*flusher)->stats();
+  EXPECT_EQ(stats.barrier_waits, 1u);
+  EXPECT_EQ(stats.barrier_sleeps, 0u);
+}
+
+// Past its poll, a Barrier sleeps until the helper's range is done.
+TEST(AsyncFlusherTest, ABarrierSleepsOnceItsPollIsOver) {
+  auto flusher = AsyncFlusher::Start(PosixEnv(), GatedWithPoll(0));
+  ASSERT_TRUE(flusher.ok());
+  (*flusher)->Submit(g_buffer, 10 * kCacheLine);
+  while (!g_helper_holds_first) std::this_thread::yield();
+  std::thread opener([&] {
+    // Counted under the lock that the sleep releases.
+    while ((*flusher)->stats().barrier_sleeps < 1) std::this_thread::yield();
+    g_gate_open = true;
+  });
+  (*flusher)->Barrier();
+  opener.join();
+  for (size_t i = 0; i < 10; ++i) ASSERT_EQ(g_flushed[i].load(), 1) << "line " << i;
 }
 
 TEST(AsyncFlusherTest, DestructionFlushesWhatIsQueued) {

@@ -47,6 +47,7 @@ struct Options {
   std::string dir = "/dev/shm/cairn-bench-dedup";
   bool json = false;
   std::vector<std::string> patterns;  // empty: all
+  std::vector<std::string> modes;     // empty: all
   bool thresholds = true;             // the threshold sweep of unique/collective
 };
 
@@ -242,6 +243,8 @@ int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
   app.add_flag("--json", o.json, "one JSON object per case and line instead of a table");
   app.add_option("--pattern", o.patterns, "run only these patterns (unique, identical, stencil, quiescent)")
       ->check(CLI::IsMember({"unique", "identical", "stencil", "quiescent"}));
+  app.add_option("--mode", o.modes, "run only these [dedup] modes (off, local, collective, ...)")
+      ->check(CLI::IsMember({"off", "local", "collective", "incremental", "collective+incremental"}));
   app.add_flag("!--no-thresholds", o.thresholds, "leave out the threshold sweep");
   if (auto exit = cairn_bench::ParseCommandLine(app, argc, argv, rank == 0)) return *exit;
   // This run's data goes under a directory of its own, removed when the
@@ -269,6 +272,10 @@ int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
     }
     for (DedupMode m : {DedupMode::kOff, DedupMode::kLocal, DedupMode::kCollective,
                         DedupMode::kIncremental, DedupMode::kCollectiveIncremental}) {
+      if (!o.modes.empty() &&
+          std::find(o.modes.begin(), o.modes.end(), cairn::DedupModeName(m)) == o.modes.end()) {
+        continue;
+      }
       const bool collective = m == DedupMode::kCollective || m == DedupMode::kCollectiveIncremental;
       for (int probe_every : {kDefaultProbeEvery, 1}) {
         if (probe_every == 1 && !collective) continue;

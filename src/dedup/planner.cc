@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <unordered_map>
 
 #include "dedup/top_k.h"
 
@@ -53,7 +54,7 @@ void DedupPlanner::ReferPrevious(size_t i, DedupPlan* plan) const {
   plan->referenced_versions.insert(before.version);
 }
 
-void DedupPlanner::DedupLocally(const PageView& view, size_t i, LocalHashes* local_hashes,
+void DedupPlanner::DedupLocally(const PageView& view, size_t i, DigestIndex* local_hashes,
                                 DedupPlan* plan) const {
   PageRecord& r = plan->records[i];
   if (r.kind != PageKind::kData) return;
@@ -61,9 +62,9 @@ void DedupPlanner::DedupLocally(const PageView& view, size_t i, LocalHashes* loc
     r.shareable = false;
     return;
   }
-  auto [first, inserted] = local_hashes->emplace(r.digest, i);
-  if (inserted) return;  // line 6-7: a new hash, Reference nil
-  const PageSpan& a = view.page(first->second);
+  const std::optional<size_t> first = local_hashes->FindOrAdd(r.digest, i);
+  if (!first) return;  // line 6-7: a new hash, Reference nil
+  const PageSpan& a = view.page(*first);
   const PageSpan& b = view.page(i);
   if (options_.verify && std::memcmp(a.data, b.data, b.length) != 0) {
     // Equal digests, different bytes: stored, and never found by digest.
@@ -81,13 +82,10 @@ Result<bool> DedupPlanner::AllSkipCollective(Comm& comm) const {
   return comm.AllTrue(mine);
 }
 
-Result<bool> DedupPlanner::DedupCollectively(Comm& comm, const LocalHashes& local_hashes,
+Result<bool> DedupPlanner::DedupCollectively(Comm& comm, const DigestIndex& local_hashes,
                                              DedupPlan* plan) const {
   auto start = std::chrono::steady_clock::now();
-  std::vector<PageDigest> mine;
-  mine.reserve(local_hashes.size());
-  for (const auto& [digest, page] : local_hashes) mine.push_back(digest);
-  HashFreqSet hash_freq = LocalHashFreq(std::move(mine), comm.rank(), options_.threshold);
+  HashFreqSet hash_freq = LocalHashFreq(local_hashes.Digests(), comm.rank(), options_.threshold);
   CAIRN_ASSIGN_OR_RETURN(HashFreqSet top_k, AllReduceTopK(comm, std::move(hash_freq), hasher_.digest_bytes(),
                                                           options_.threshold));
   plan->reduce_seconds = SecondsSince(start);
@@ -95,7 +93,7 @@ Result<bool> DedupPlanner::DedupCollectively(Comm& comm, const LocalHashes& loca
   // Lines 17-21: digest -> owner for the pages another rank stores.
   std::unordered_map<PageDigest, int32_t, PageDigestHash> owned_elsewhere;
   for (const HashFreq& t : top_k) {
-    if (t.owner != comm.rank() && local_hashes.count(t.digest)) owned_elsewhere[t.digest] = t.owner;
+    if (t.owner != comm.rank() && local_hashes.Contains(t.digest)) owned_elsewhere[t.digest] = t.owner;
   }
   if (owned_elsewhere.empty()) return shared;
   for (PageRecord& r : plan->records) {
@@ -125,14 +123,20 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
   }
   plan.streamed = sink != nullptr && !collective;
   plan.records.resize(view.size());
-  LocalHashes local_hashes;
+  DigestIndex local_hashes(view.size());
   std::vector<size_t> stored;
   // Chunks of pages small enough to stay in cache from their hashing to
-  // the sink's copy.
+  // the sink's copy, or from the sink's copy ahead to their hashing.
   constexpr uint64_t kChunkBytes = 256 << 10;
   const size_t chunk_pages = std::max<size_t>(1, kChunkBytes / view.page_size());
+  // Copying a chunk ahead pays where it is stored whole, as in a full
+  // version of changing data: the guess is that a chunk is stored whole if
+  // the one before it was. Until the sink says it cannot copy ahead.
+  bool sink_copies_ahead = plan.streamed;
+  bool guess_whole = true;
   for (size_t begin = 0; begin < view.size(); begin += chunk_pages) {
     const size_t end = std::min(view.size(), begin + chunk_pages);
+    if (sink_copies_ahead && guess_whole) sink_copies_ahead = sink->CopyAhead(view, begin, end);
     DigestPages(view, begin, end, changed, comm.rank(), &plan);
     stored.clear();
     for (size_t i = begin; i < end; ++i) {
@@ -141,6 +145,7 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
       if (plan.records[i].kind == PageKind::kData) stored.push_back(i);
     }
     if (plan.streamed && !stored.empty()) sink->Store(view, stored);
+    guess_whole = stored.size() == end - begin;
   }
   if (collective) {
     CAIRN_ASSIGN_OR_RETURN(bool shared, DedupCollectively(comm, local_hashes, &plan));

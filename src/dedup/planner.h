@@ -14,11 +14,11 @@
 #include <cstdint>
 #include <optional>
 #include <set>
-#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
 #include "comm/comm.h"
+#include "dedup/digest_index.h"
 #include "dedup/page_hash.h"
 #include "dedup/page_view.h"
 #include "format/page_table.h"
@@ -77,6 +77,14 @@ class StoredPageSink {
   virtual ~StoredPageSink() = default;
   // `pages`: indices into the view, ascending, each kData and final.
   virtual void Store(const PageView& view, const std::vector<size_t>& pages) = 0;
+  // Copies pages [first, last) to where the next stored bytes go before
+  // the plan knows whether it stores them: one pass over them from memory
+  // that writes them out and leaves them in cache for hashing, instead of
+  // a pass that hashes them and another that writes them. A Store of
+  // exactly those pages next keeps them without copying them again; any
+  // other call drops them. False where the sink cannot (its file is not
+  // written through a mapping).
+  virtual bool CopyAhead(const PageView& view, size_t first, size_t last) { return false; }
 };
 
 class DedupPlanner {
@@ -136,16 +144,15 @@ class DedupPlanner {
                    const std::vector<bool>* changed, int rank, DedupPlan* plan) const;
   // kPrevious if page i's digest is the previous version's there.
   void ReferPrevious(size_t i, DedupPlan* plan) const;
-  // LocalHashes: digest -> the first page holding it (a kData page).
-  using LocalHashes = std::unordered_map<PageDigest, size_t, PageDigestHash>;
   // Lines 2-11 for page i, unless it is already kPrevious.
-  void DedupLocally(const PageView& view, size_t i, LocalHashes* local_hashes,
+  // `local_hashes`: digest -> the first page holding it (a kData page).
+  void DedupLocally(const PageView& view, size_t i, DigestIndex* local_hashes,
                     DedupPlan* plan) const;
   // Collective: whether every rank skips the top-K step of this version.
   Result<bool> AllSkipCollective(Comm& comm) const;
   // Lines 12-21: the pages of a digest whose designated owner is another
   // rank become references to it. Whether any page is held by two ranks.
-  Result<bool> DedupCollectively(Comm& comm, const LocalHashes& local_hashes,
+  Result<bool> DedupCollectively(Comm& comm, const DigestIndex& local_hashes,
                                  DedupPlan* plan) const;
 
   DedupOptions options_;

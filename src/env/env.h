@@ -32,6 +32,11 @@ class WritableFile {
   // Append (a descriptor, or a mapping whose medium needs its own copy):
   // call Append then, which also reports a write past the file's end.
   virtual uint8_t* Claim(size_t n) { return nullptr; }
+  // Where Claim(n) would put the next n bytes, without claiming them: a
+  // caller may fill them before it knows whether they are to be appended
+  // (a Claim(n) then keeps them as they are; any other write overwrites
+  // them). Null where Claim would be.
+  virtual uint8_t* Peek(size_t n) { return nullptr; }
   // Makes everything appended so far durable (fsync).
   virtual Status Sync() = 0;
   // Releases the descriptor; implied by destruction (whose error is lost).

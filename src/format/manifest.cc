@@ -252,6 +252,13 @@ void ExtentChecksummer::CopyAndUpdate(void* dst, const void* src, size_t n, Copy
   });
 }
 
+void ExtentChecksummer::RewindTo(const Mark& mark) {
+  extent_.length = mark.length;
+  extent_.crcs.resize(mark.blocks);
+  crc_ = mark.crc;
+  in_block_ = mark.in_block;
+}
+
 Extent ExtentChecksummer::Finish() {
   if (in_block_ > 0) extent_.crcs.push_back(crc_);
   crc_ = 0;

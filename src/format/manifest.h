@@ -101,6 +101,17 @@ class ExtentChecksummer {
   void CopyAndUpdate(void* dst, const void* src, size_t n, CopyStores stores);
   Extent Finish();
 
+  // How far the extent has come, to go back to when the bytes added after
+  // it are dropped (RewindTo).
+  struct Mark {
+    uint64_t length;
+    size_t blocks;
+    uint32_t crc;
+    uint64_t in_block;
+  };
+  Mark mark() const { return {extent_.length, extent_.crcs.size(), crc_, in_block_}; }
+  void RewindTo(const Mark& mark);
+
  private:
   // Feeds n bytes block by block: crc(p, take, crc) returns the CRC of
   // the `take` bytes at offset p into them, continuing from crc.

@@ -26,8 +26,41 @@ Status PagesFileWriter::AppendRun(const uint8_t* data, uint64_t n) {
   return AppendChecksummed(pending_->file(), data_sum_, data, n);
 }
 
+bool PagesFileWriter::CopyAhead(const PageView& view, size_t first, size_t last) {
+  KeepAhead(nullptr);
+  if (first >= last || !status_.ok()) return false;
+  status_ = Open();
+  if (!status_.ok()) return false;
+  Ahead ahead{first, last, 0, data_sum_.mark()};
+  for (size_t i = first; i < last; ++i) ahead.bytes += view.page(i).length;
+  uint8_t* to = pending_->file().Peek(ahead.bytes);
+  if (to == nullptr) return false;
+  // Page by page: the regions' pages need not follow each other in memory.
+  for (size_t i = first; i < last; ++i) {
+    const PageSpan& p = view.page(i);
+    data_sum_.CopyAndUpdate(to, p.data, p.length, CopyStores::kStreaming);
+    to += p.length;
+  }
+  ahead_ = ahead;
+  return true;
+}
+
+bool PagesFileWriter::KeepAhead(const std::vector<size_t>* pages) {
+  if (!ahead_) return false;
+  const Ahead ahead = *ahead_;
+  ahead_.reset();
+  const bool same = pages != nullptr && pages->size() == ahead.last - ahead.first &&
+                    pages->front() == ahead.first && pages->back() + 1 == ahead.last;
+  if (same && pending_->file().Claim(ahead.bytes) != nullptr) {
+    written_ += ahead.bytes;
+    return true;
+  }
+  data_sum_.RewindTo(ahead.mark);
+  return false;
+}
+
 void PagesFileWriter::Store(const PageView& view, const std::vector<size_t>& pages) {
-  if (!status_.ok()) return;
+  if (KeepAhead(&pages) || !status_.ok()) return;
   status_ = Open();
   const uint8_t* run = nullptr;
   uint64_t run_bytes = 0;
@@ -45,6 +78,7 @@ void PagesFileWriter::Store(const PageView& view, const std::vector<size_t>& pag
 }
 
 Result<FileEntry> PagesFileWriter::Finish(const PagesHeader& header) {
+  KeepAhead(nullptr);
   if (status_.ok()) status_ = Open();
   CAIRN_RETURN_IF_ERROR(status_);
   if (header.format != kPagesFormatVersion || header.HeaderOffset() != written_) {

@@ -1,18 +1,20 @@
 // PagesFileWriter: writes one rank's pages file (format 2,
 // format/page_table.h) on a tier as its plan is made or from a finished
-// plan (engine_dedup.h): the preamble, the stored pages as they come, then
-// the header and the trailer, and commits it. Stored pages that follow each
+// plan (engine_dedup.h): the preamble, the stored pages as they come (or
+// copied ahead of the plan's decision, into a mapped file), then the
+// header and the trailer, and commits it. Stored pages that follow each
 // other in memory go out as one run, copied and checksummed in one pass
 // (AppendChecksummed). The file is created at the first byte written,
 // `create_bytes` long (its exact size, or as long as it could grow while
-// its plan is not known), and ends where the writing ends. The first failure is kept and returned by Finish; nothing is
-// written after it.
+// its plan is not known), and ends where the writing ends. The first
+// failure is kept and returned by Finish; nothing is written after it.
 // Thread-safety: one writer per file, used from one thread.
 #ifndef CAIRN_RUNTIME_PAGES_WRITER_H_
 #define CAIRN_RUNTIME_PAGES_WRITER_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,7 @@ class PagesFileWriter final : public StoredPageSink {
   int64_t version() const { return version_; }
 
   void Store(const PageView& view, const std::vector<size_t>& pages) override;
+  bool CopyAhead(const PageView& view, size_t first, size_t last) override;
   // Appends the header (whose kData pages are the ones stored, in order)
   // and the trailer, and commits the file; its manifest entry.
   Result<FileEntry> Finish(const PagesHeader& header);
@@ -41,6 +44,15 @@ class PagesFileWriter final : public StoredPageSink {
  private:
   Status Open();
   Status AppendRun(const uint8_t* data, uint64_t n);
+  // Pages copied ahead (CopyAhead), not stored yet.
+  struct Ahead {
+    size_t first = 0, last = 0;
+    uint64_t bytes = 0;
+    ExtentChecksummer::Mark mark{};
+  };
+  // Keeps the pages copied ahead if `pages` are exactly they, else drops
+  // them; whether it kept them.
+  bool KeepAhead(const std::vector<size_t>* pages);
 
   Tier* tier_;
   std::string name_;
@@ -50,6 +62,7 @@ class PagesFileWriter final : public StoredPageSink {
   std::unique_ptr<PendingFile> pending_;
   ExtentChecksummer data_sum_{0};  // the preamble and the stored pages
   uint64_t written_ = 0;
+  std::optional<Ahead> ahead_;
   Status status_;
 };
 

@@ -38,10 +38,13 @@ class MappedWritableFile final : public WritableFile {
   // Only where memcpy is the copy: pmem's streaming copy and persistence
   // must see every byte, so its bytes go through Append.
   uint8_t* Claim(size_t n) override {
-    if (writes_.copy != nullptr || n > length_ - pos_) return nullptr;
-    uint8_t* claimed = map_->data() + pos_;
-    pos_ += n;
+    uint8_t* claimed = Peek(n);
+    if (claimed != nullptr) pos_ += n;
     return claimed;
+  }
+  uint8_t* Peek(size_t n) override {
+    if (writes_.copy != nullptr || n > length_ - pos_) return nullptr;
+    return map_->data() + pos_;
   }
   Status Sync() override { return writes_.persist ? writes_.persist(*map_) : Status::Ok(); }
   // The file ends where the writing ended, as a file written through a

@@ -341,25 +341,54 @@ TEST(SlotTest, SurplusSlotsAreDeletedWhenTheTierCloses) {
   EXPECT_EQ(Parked(env.get(), free_dir), 1u);
 }
 
-TEST(SlotTest, ClaimedBytesOfAMappedSlotReachTheFile) {
-  auto env = NewMemEnv();
-  Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
-  tier.EnableSlots("r000000.", 1);
-  const uint64_t size = 2 << 20;
-  auto pending = tier.Create("heat", 1, "r000000.part", size);
-  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
-  WritableFile& file = (*pending)->file();
-  ASSERT_TRUE(file.Append("head", 4).ok());
-  uint8_t* claimed = file.Claim(size - 8);
+// A part of kSize bytes being written into a mapped slot of a memory tier.
+class MappedSlotTest : public ::testing::Test {
+ protected:
+  static constexpr uint64_t kSize = 2 << 20;  // worth a slot
+  void SetUp() override {
+    tier_.EnableSlots("r000000.", 1);
+    auto pending = tier_.Create("heat", 1, "r000000.part", kSize);
+    ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+    pending_ = std::move(*pending);
+  }
+  WritableFile& file() { return pending_->file(); }
+  // Commits the part; its bytes.
+  std::string Committed() {
+    EXPECT_TRUE(pending_->Commit().ok());
+    return *tier_.GetFile("heat", 1, "r000000.part");
+  }
+
+  std::unique_ptr<Env> env_ = NewMemEnv();
+  Tier tier_{env_.get(), TierKind::kMemory, "/shm/0", TierConfig{}};
+  std::unique_ptr<PendingFile> pending_;
+};
+
+TEST_F(MappedSlotTest, ClaimedBytesReachTheFile) {
+  ASSERT_TRUE(file().Append("head", 4).ok());
+  uint8_t* claimed = file().Claim(kSize - 8);
   ASSERT_NE(claimed, nullptr);
-  std::memset(claimed, 'c', size - 8);
+  std::memset(claimed, 'c', kSize - 8);
   // Past the reserved size: nothing is claimed, and Append names the error.
-  EXPECT_EQ(file.Claim(5), nullptr);
-  EXPECT_FALSE(file.Append("tail!", 5).ok());
-  ASSERT_TRUE(file.Append("tail", 4).ok());
-  ASSERT_TRUE((*pending)->Commit().ok());
-  EXPECT_EQ(*tier.GetFile("heat", 1, "r000000.part"),
-            "head" + std::string(size - 8, 'c') + "tail");
+  EXPECT_EQ(file().Claim(5), nullptr);
+  EXPECT_FALSE(file().Append("tail!", 5).ok());
+  ASSERT_TRUE(file().Append("tail", 4).ok());
+  EXPECT_EQ(Committed(), "head" + std::string(kSize - 8, 'c') + "tail");
+}
+
+// Bytes filled through Peek are the file's only once claimed; until then
+// the next write overwrites them.
+TEST_F(MappedSlotTest, PeekedBytesAreKeptOnlyByAClaim) {
+  uint8_t* peeked = file().Peek(4);
+  ASSERT_NE(peeked, nullptr);
+  std::memcpy(peeked, "drop", 4);
+  ASSERT_TRUE(file().Append("head", 4).ok());  // overwrites what was peeked
+  peeked = file().Peek(kSize - 8);
+  ASSERT_NE(peeked, nullptr);
+  std::memset(peeked, 'k', kSize - 8);
+  EXPECT_EQ(file().Claim(kSize - 8), peeked);
+  EXPECT_EQ(file().Peek(5), nullptr);  // past the reserved size
+  ASSERT_TRUE(file().Append("tail", 4).ok());
+  EXPECT_EQ(Committed(), "head" + std::string(kSize - 8, 'k') + "tail");
 }
 
 TEST(SlotReservationTest, PartsAndSidecarsEachTakeASlotOfTheirSize) {

@@ -82,21 +82,24 @@ Result<bool> DedupPlanner::AllSkipCollective(Comm& comm) const {
   return comm.AllTrue(mine);
 }
 
-Result<bool> DedupPlanner::DedupCollectively(Comm& comm, const DigestIndex& local_hashes,
-                                             DedupPlan* plan) const {
+Result<DedupPlanner::CollectiveOutcome> DedupPlanner::DedupCollectively(
+    Comm& comm, const DigestIndex& local_hashes, DedupPlan* plan) const {
   auto start = std::chrono::steady_clock::now();
   HashFreqSet hash_freq = LocalHashFreq(local_hashes.Digests(), comm.rank(), options_.threshold);
   CAIRN_ASSIGN_OR_RETURN(HashFreqSet top_k, AllReduceTopK(comm, std::move(hash_freq), hasher_.digest_bytes(),
                                                           options_.threshold));
   plan->reduce_seconds = SecondsSince(start);
-  const bool shared = !top_k.empty();  // it holds only pages of two ranks or more
+  CollectiveOutcome outcome;
+  outcome.shared = !top_k.empty();  // it holds only pages of two ranks or more
   // Lines 17-21: digest -> owner for the pages another rank stores.
   std::unordered_map<PageDigest, int32_t, PageDigestHash> owned_elsewhere;
   for (const HashFreq& t : top_k) {
     if (t.owner != comm.rank() && local_hashes.Contains(t.digest)) owned_elsewhere[t.digest] = t.owner;
   }
-  if (owned_elsewhere.empty()) return shared;
+  // Each digest in local_hashes is that of a stored page.
+  outcome.stored_became_references = !owned_elsewhere.empty();
   for (PageRecord& r : plan->records) {
+    if (owned_elsewhere.empty()) break;
     bool same_as_first = r.kind == PageKind::kLocalDup || (r.kind == PageKind::kData && r.shareable);
     if (!same_as_first) continue;
     auto it = owned_elsewhere.find(r.digest);
@@ -104,7 +107,7 @@ Result<bool> DedupPlanner::DedupCollectively(Comm& comm, const DigestIndex& loca
     r.kind = PageKind::kRemote;
     r.rank = it->second;
   }
-  return shared;
+  return outcome;
 }
 
 Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t version,
@@ -121,7 +124,10 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
     collective = !skip;
     if (skip) ++*unshared_since_;
   }
-  plan.streamed = sink != nullptr && !collective;
+  // A collective step streams too where the last one found no page two
+  // ranks hold, and so probably finds none again; if it finds stored pages
+  // that another rank stores, the plan ends unstreamed.
+  plan.streamed = sink != nullptr && (!collective || unshared_since_.has_value());
   plan.records.resize(view.size());
   DigestIndex local_hashes(view.size());
   std::vector<size_t> stored;
@@ -148,9 +154,10 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
     guess_whole = stored.size() == end - begin;
   }
   if (collective) {
-    CAIRN_ASSIGN_OR_RETURN(bool shared, DedupCollectively(comm, local_hashes, &plan));
+    CAIRN_ASSIGN_OR_RETURN(CollectiveOutcome outcome, DedupCollectively(comm, local_hashes, &plan));
     plan.collective = true;
-    if (shared) {
+    if (outcome.stored_became_references) plan.streamed = false;
+    if (outcome.shared) {
       unshared_since_.reset();
     } else {
       unshared_since_ = 0;

@@ -63,15 +63,19 @@ struct DedupPlan {
   // The collective step ran (else the ranks agreed to skip it, or the
   // mode has none).
   bool collective = false;
-  // Every stored page went to the sink while the plan was made.
+  // Every stored page went to the sink while the plan was made, and the
+  // pages it received are the stored ones (else what it received, if
+  // anything, is to be dropped).
   bool streamed = false;
 };
 
 // Receives the pages a plan stores, in page order, while the plan is made:
 // DedupPlanner::Plan hands over each chunk's stored pages right after
-// hashing them, while they are still in cache, whenever no later step can
-// change their records (no collective step in this version). Otherwise
-// the caller writes them from the finished plan.
+// hashing them, while they are still in cache, unless a later step is
+// expected to change their records (a collective step after one that found
+// pages two ranks hold). Where the plan ends unstreamed (a collective step
+// found pages another rank stores, or none was expected to), the caller
+// drops what the sink received and writes the pages from the finished plan.
 class StoredPageSink {
  public:
   virtual ~StoredPageSink() = default;
@@ -104,8 +108,9 @@ class DedupPlanner {
   // again. A page is trusted clean only where the previous version had a
   // page of the same length at the same index (the caller keeps indices
   // aligned: a region that grew adds pages at its end, which are hashed).
-  // With a `sink`, the stored pages go to it while they are hashed when
-  // the plan takes no collective step (plan.streamed says whether they did).
+  // With a `sink`, the stored pages go to it while they are hashed, unless
+  // a collective step is expected to find shared pages (plan.streamed says
+  // whether what the sink received is the plan's stored pages).
   // The collective step is skipped when every rank agrees that its last
   // one found no page two ranks hold, up to options().probe_every.
   Result<DedupPlan> Plan(Comm& comm, const PageView& view, int64_t version,
@@ -150,10 +155,14 @@ class DedupPlanner {
                     DedupPlan* plan) const;
   // Collective: whether every rank skips the top-K step of this version.
   Result<bool> AllSkipCollective(Comm& comm) const;
+  struct CollectiveOutcome {
+    bool shared = false;  // a page is held by two ranks or more
+    bool stored_became_references = false;  // on this rank
+  };
   // Lines 12-21: the pages of a digest whose designated owner is another
-  // rank become references to it. Whether any page is held by two ranks.
-  Result<bool> DedupCollectively(Comm& comm, const DigestIndex& local_hashes,
-                                 DedupPlan* plan) const;
+  // rank become references to it.
+  Result<CollectiveOutcome> DedupCollectively(Comm& comm, const DigestIndex& local_hashes,
+                                              DedupPlan* plan) const;
 
   DedupOptions options_;
   PageHasher hasher_;

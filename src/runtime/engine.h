@@ -101,7 +101,7 @@ struct CheckpointReport {
   // sidecar was written inside the call (tiers.memory.ecc_sync); -1 while
   // it is not protected: the background encode has not finished (Wait
   // covers it), was skipped for a newer version or failed, or the copy has
-  // no sidecar (ecc = none, another tier, [dedup]).
+  // no sidecar (ecc = none, another tier).
   double ecc_protected_after = -1;
 };
 
@@ -284,8 +284,10 @@ class Engine {
                                                                          int64_t max_version);
   // Collective agreement on the newest version in every rank's set, <= max,
   // and on the newest run every rank has a copy of it from; version kNone
-  // when there is none.
+  // when there is none. A negative max_version means the newest.
   Result<AgreedVersion> AgreeOnVersion(RestartCopies& copies, int64_t max_version);
+  // AgreeOnVersion below `version` (which failed): kNone below version 0.
+  Result<AgreedVersion> AgreeOnOlderVersion(RestartCopies& copies, int64_t version);
   // Collective, when no version is recoverable: kMismatch naming the job
   // sizes if some rank passed over copies that a job of another size wrote,
   // else ok.

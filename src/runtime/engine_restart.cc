@@ -210,6 +210,13 @@ Result<Engine::AgreedVersion> Engine::AgreeOnVersion(RestartCopies& copies,
   }
 }
 
+Result<Engine::AgreedVersion> Engine::AgreeOnOlderVersion(RestartCopies& copies,
+                                                          int64_t version) {
+  // Below version 0 there is none (a negative bound means the newest).
+  if (version <= 0) return AgreedVersion{};
+  return AgreeOnVersion(copies, version - 1);
+}
+
 Status Engine::OtherJobSizeError(RestartCopies& copies) {
   return comm_->Agree(copies.other_job_size())
       .Annotate(fmt::format("checkpoint '{}': no version this job of {} ranks can restart from "
@@ -441,7 +448,7 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
       Log(LogLevel::kWarn, "'{}' version {} does not fit the protected regions ({}); trying an "
           "older version", name, v, shapes.ToString());
       mismatch = shapes;
-      CAIRN_ASSIGN_OR_RETURN(agreed, AgreeOnVersion(copies, v - 1));
+      CAIRN_ASSIGN_OR_RETURN(agreed, AgreeOnOlderVersion(copies, v));
       continue;
     }
     // Two phases, so that damage found anywhere leaves every rank's
@@ -488,7 +495,7 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
         name, v, restored.ToString());
     cause = restored;
     ++report.versions_failed;
-    CAIRN_ASSIGN_OR_RETURN(agreed, AgreeOnVersion(copies, v - 1));
+    CAIRN_ASSIGN_OR_RETURN(agreed, AgreeOnOlderVersion(copies, v));
   }
   // MISMATCH only when no copy of any version fits the protected regions.
   if (!mismatch.ok() && cause.code() == Code::kNotFound) return mismatch;

@@ -127,6 +127,32 @@ TEST_F(EngineTest, CorruptMemoryCopyFallsBackToSsd) {
   EXPECT_EQ(grid_, saved);
 }
 
+// Version 0 damaged on every tier, and nothing older: the restart ends
+// with the damage as its cause (it used to start over from the newest
+// version, forever, taking "below version 0" for "the newest").
+TEST_F(EngineTest, ADamagedVersionZeroEndsTheRestartWithItsCause) {
+  {
+    auto e = Open();
+    ProtectState(*e);
+    ASSERT_TRUE(e->Checkpoint("heat", 0).ok());
+    ASSERT_TRUE(e->Wait().ok());
+    ASSERT_TRUE(e->Finalize().ok());
+  }
+  for (TierKind k : {TierKind::kMemory, TierKind::kSsd, TierKind::kPfs}) {
+    std::string part = TierOf(k).FilePath("heat", 0, PartFileName(0));
+    auto map = env_->MapFile(part, *env_->FileSize(part), true);
+    ASSERT_TRUE(map.ok()) << TierKindName(k);
+    (*map)->data()[(*map)->size() - 3] ^= 1;
+  }
+  auto e = Open();
+  ProtectState(*e);
+  auto report = e->Restart("heat", 0);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), Code::kCorrupt) << report.status().ToString();
+  EXPECT_NE(report.status().message().find("CRC32C"), std::string::npos)
+      << report.status().ToString();
+}
+
 TEST_F(EngineTest, DamagedNewestVersionRollsBack) {
   std::vector<double> at10;
   {

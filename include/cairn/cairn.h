@@ -177,7 +177,7 @@ typedef struct cairn_checkpoint_info {
      after the commit; 0 when encoded inside the call (tiers.memory.ecc_sync);
      -1 while not protected: the encode has not finished (cairn_checkpoint_wait
      covers it), was skipped for a newer version or failed, or the copy has no
-     sidecar (ecc = none, another tier, dedup). */
+     sidecar (ecc = none, another tier). */
   double ecc_protected_after;
 } cairn_checkpoint_info;
 

@@ -847,14 +847,15 @@ const char* PlacementPolicyName(PlacementPolicy policy) {
 
 Status Config::CheckDedupWithEcc() const {
   const TierConfig& memory = tier(TierKind::kMemory);
-  if (dedup.mode == DedupMode::kOff || !memory.enabled || memory.ecc == EccMode::kNone) {
+  if (dedup.mode == DedupMode::kOff || !memory.enabled || memory.ecc == EccMode::kNone ||
+      !memory.ecc_sync) {
     return Status::Ok();
   }
   return Error(Code::kConfig,
-               "config keys 'dedup.mode' ('{}') and 'tiers.memory.ecc' ('{}') cannot be combined: "
-               "a deduplicated copy has no ECC sidecar; set dedup.mode = \"off\" or "
-               "tiers.memory.ecc = \"none\" (docs/dedup.md)",
-               DedupModeName(dedup.mode), memory.ecc == EccMode::kNormal ? "normal" : "strong");
+               "config keys 'dedup.mode' ('{}') and 'tiers.memory.ecc_sync' (true) cannot be "
+               "combined: a deduplicated copy's ECC sidecar is encoded after the commit; set "
+               "tiers.memory.ecc_sync = false or dedup.mode = \"off\" (docs/dedup.md)",
+               DedupModeName(dedup.mode));
 }
 
 Status ClcSettings::Validate() const {

@@ -231,9 +231,9 @@ struct Config {
   TierConfig& tier(TierKind kind) { return tiers[static_cast<int>(kind)]; }
   int KeepFor(TierKind kind) const { return tier(kind).keep > 0 ? tier(kind).keep : keep; }
   SsdEndurance ssd_endurance() const;
-  // kConfig naming both keys when [dedup] is on and the memory tier keeps
-  // ECC parity: a deduplicated copy is a pages file, which the ECC sidecar
-  // (of the plain part layout) cannot describe (docs/dedup.md).
+  // kConfig naming both keys when [dedup] is on and the memory tier's ECC
+  // sidecar is to be written inside the checkpoint call (ecc_sync): a
+  // pages file's sidecar is encoded after the commit (docs/dedup.md).
   Status CheckDedupWithEcc() const;
 };
 

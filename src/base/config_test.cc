@@ -31,18 +31,20 @@ Result<Config> Parse(const std::string& text, const FakeEnv& env = {}) {
   return ParseConfig(text, "test.toml", env.Lookup(), env.Names());
 }
 
-TEST(ConfigTest, DedupWithMemoryEccIsRefusedNamingBothKeys) {
-  auto config = Parse("[dedup]\nmode = \"collective\"\n[tiers.memory]\necc = \"strong\"\n");
+TEST(ConfigTest, DedupWithEccEncodedInTheCallIsRefusedNamingBothKeys) {
+  auto config = Parse(
+      "[dedup]\nmode = \"collective\"\n[tiers.memory]\necc = \"strong\"\necc_sync = true\n");
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().code(), Code::kConfig);
   EXPECT_NE(config.status().message().find("dedup.mode"), std::string::npos)
       << config.status().ToString();
-  EXPECT_NE(config.status().message().find("tiers.memory.ecc"), std::string::npos)
+  EXPECT_NE(config.status().message().find("tiers.memory.ecc_sync"), std::string::npos)
       << config.status().ToString();
-  // Either alone is fine, and so is ECC with the memory tier off.
-  EXPECT_TRUE(Parse("[dedup]\nmode = \"collective\"\n").ok());
-  EXPECT_TRUE(Parse("[tiers.memory]\necc = \"strong\"\n").ok());
-  EXPECT_TRUE(Parse("[dedup]\nmode = \"local\"\n[tiers.memory]\nenabled = false\necc = \"normal\"\n")
+  // ECC encoded after the commit (the default) is fine with dedup, and so
+  // is ecc_sync with the memory tier off.
+  EXPECT_TRUE(Parse("[dedup]\nmode = \"collective\"\n[tiers.memory]\necc = \"strong\"\n").ok());
+  EXPECT_TRUE(Parse("[dedup]\nmode = \"local\"\n[tiers.memory]\nenabled = false\n"
+                    "ecc = \"normal\"\necc_sync = true\n")
                   .ok());
 }
 

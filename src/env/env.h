@@ -240,6 +240,10 @@ Env* PosixEnv();
 // A private in-memory file system (tests). Its threads are real ones, started
 // by PosixEnv().
 std::unique_ptr<Env> NewMemEnv();
+// A file of `bytes` held in memory, named `path` (a copy repaired in memory
+// read in place of the damaged file it was rebuilt from).
+std::unique_ptr<ReadableFile> NewBytesReadableFile(const std::vector<uint8_t>& bytes,
+                                                   std::string path);
 
 // Directory part of a path ("a/b/c" -> "a/b"; "c" -> ".").
 std::string DirName(const std::string& path);

@@ -221,4 +221,10 @@ class MemEnvImpl final : public Env {
 
 std::unique_ptr<Env> NewMemEnv() { return std::make_unique<MemEnvImpl>(); }
 
+std::unique_ptr<ReadableFile> NewBytesReadableFile(const std::vector<uint8_t>& bytes,
+                                                   std::string path) {
+  return std::make_unique<MemReadableFile>(
+      std::make_shared<std::string>(bytes.begin(), bytes.end()), std::move(path));
+}
+
 }  // namespace cairn

@@ -147,6 +147,11 @@ class PagedCopy {
   // kCorrupt naming the file if anything fails its check.
   static Result<std::unique_ptr<PagedCopy>> Load(const Tier& tier, const std::string& name,
                                                  int64_t version, const FileEntry& entry);
+  // The same from `file`, the copy's part file or its bytes rebuilt from
+  // the ECC sidecar.
+  static Result<std::unique_ptr<PagedCopy>> Load(std::unique_ptr<ReadableFile> file,
+                                                 const std::string& name, int64_t version,
+                                                 const FileEntry& entry);
   const PagesHeader& header() const { return header_; }
   const std::vector<uint32_t>& lengths() const { return lengths_; }
   // The index of a shareable stored page with this digest in this copy.

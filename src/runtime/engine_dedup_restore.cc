@@ -202,9 +202,16 @@ Status VerifyDataExtents(const ReadableFile& file, const FileEntry& entry, size_
 
 Result<std::unique_ptr<PagedCopy>> PagedCopy::Load(const Tier& tier, const std::string& name,
                                                    int64_t version, const FileEntry& entry) {
-  const std::string path = tier.FilePath(name, version, entry.name);
+  CAIRN_ASSIGN_OR_RETURN(auto file, tier.Open(name, version, entry.name));
+  return Load(std::move(file), name, version, entry);
+}
+
+Result<std::unique_ptr<PagedCopy>> PagedCopy::Load(std::unique_ptr<ReadableFile> file,
+                                                   const std::string& name, int64_t version,
+                                                   const FileEntry& entry) {
+  const std::string path = file->path();
   auto copy = std::make_unique<PagedCopy>();
-  CAIRN_ASSIGN_OR_RETURN(copy->file_, tier.Open(name, version, entry.name));
+  copy->file_ = std::move(file);
   size_t header_extent = 0;
   CAIRN_ASSIGN_OR_RETURN(copy->header_,
                          ReadPagesHeader(*copy->file_, entry, path, &header_extent));

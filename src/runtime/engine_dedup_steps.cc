@@ -1,10 +1,12 @@
 // Engine, the deduplication steps of the two pipelines (engine.h,
 // engine_dedup.h): planning before a version is written, and phase one of
 // restoring a paged version.
+#include <functional>
 #include <map>
 
 #include "base/log.h"
 #include "runtime/catalog.h"
+#include "runtime/ecc_sidecar.h"
 #include "runtime/engine.h"
 
 namespace cairn {
@@ -47,13 +49,21 @@ Result<bool> Engine::IsDeduplicated(const std::string& name, const AgreedVersion
 
 namespace {
 
+// Rebuilds the part file of (tier, version) from its ECC sidecar; `cause`
+// is why the copy needs it.
+using PartRepair = std::function<Result<RepairedPart>(
+    const Tier& tier, int64_t version, const FileEntry& part, const FileEntry& parity,
+    const Status& cause)>;
+
 // This rank's checked paged copies of one checkpoint, by version, each
-// loaded once from the fastest tier that holds a usable one.
+// loaded once from the fastest tier that holds a usable one; a copy that
+// fails its check is rebuilt from its ECC sidecar where it has one.
 class PagedCopies {
  public:
   PagedCopies(const std::array<std::unique_ptr<Tier>, kTierKinds>& tiers, std::string name,
-              int rank, int nranks)
-      : tiers_(tiers), name_(std::move(name)), rank_(rank), nranks_(nranks) {}
+              int rank, int nranks, PartRepair repair)
+      : tiers_(tiers), name_(std::move(name)), rank_(rank), nranks_(nranks),
+        repair_(std::move(repair)) {}
 
   // The copy of `version` on tier k, if it is complete, paged and checks.
   Result<const PagedCopy*> OnTier(int k, int64_t version, const Manifest** manifest) {
@@ -90,14 +100,25 @@ class PagedCopies {
       return Error(Code::kNotFound, "copy of '{}' version {} on tier '{}' is not paged", name_,
                    version, t.name());
     }
-    CAIRN_ASSIGN_OR_RETURN(auto copy, PagedCopy::Load(t, name_, version, m.files.front()));
-    return Loaded{std::move(m), std::move(copy)};
+    const FileEntry& part = m.files.front();
+    Result<std::unique_ptr<PagedCopy>> copy = PagedCopy::Load(t, name_, version, part);
+    const FileEntry* parity = FindParityEntry(m);
+    if (copy.status().code() == Code::kCorrupt && parity != nullptr) {
+      CAIRN_ASSIGN_OR_RETURN(RepairedPart repaired,
+                             repair_(t, version, part, *parity, copy.status()));
+      copy = PagedCopy::Load(
+          NewBytesReadableFile(repaired.bytes, t.FilePath(name_, version, part.name)), name_,
+          version, part);
+    }
+    CAIRN_RETURN_IF_ERROR(copy.status());
+    return Loaded{std::move(m), std::move(copy).value()};
   }
 
   const std::array<std::unique_ptr<Tier>, kTierKinds>& tiers_;
   std::string name_;
   int rank_;
   int nranks_;
+  PartRepair repair_;
   std::map<std::pair<int, int64_t>, Result<Loaded>> loaded_;
 };
 
@@ -107,7 +128,11 @@ Status Engine::StageDeduplicated(const std::string& name, const AgreedVersion& a
                                  StagedCopy* staged) {
   if (dedup_) dedup_->Forget();  // the next checkpoint starts from a full version
   const std::vector<Region> regions = SortedRegions();
-  PagedCopies copies(tiers_, name, comm_->rank(), comm_->size());
+  PagedCopies copies(tiers_, name, comm_->rank(), comm_->size(),
+                     [this, &name](const Tier& t, int64_t version, const FileEntry& part,
+                                   const FileEntry& parity, const Status& cause) {
+                       return RepairAndCount(t, name, version, part, parity, cause, "restart");
+                     });
   const PagedCopy* mine = nullptr;
   const Manifest* manifest = nullptr;
   Status local = Error(Code::kNotFound, "no copy of '{}' version {} on this rank", name,

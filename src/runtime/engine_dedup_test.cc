@@ -217,6 +217,41 @@ TEST_F(EngineDedupTest, ADamagedStoredPageFallsBackToTheNextTiersCopy) {
   ExpectRestart(2, 1, 1);
 }
 
+// With the memory tier's ECC on, a damaged paged copy is rebuilt from its
+// sidecar: there is no other tier to fall back to here, yet the newest
+// version restores bit-exact, through a reference into a damaged older
+// copy too.
+TEST_F(EngineDedupTest, AnEccSidecarRepairsADamagedPagedCopy) {
+  config_.dedup.mode = DedupMode::kCollectiveIncremental;
+  config_.tier(TierKind::kMemory).ecc = EccMode::kNormal;
+  config_.tier(TierKind::kPfs).enabled = false;
+  config_.keep = 4;
+  CheckpointJob(2, 1, 1);  // waits for the sidecars' background encodes
+  // Version 1's unchanged pages refer to version 0. Damage rank 0's copy
+  // of version 0 and rank 1's of version 1, one stored byte each.
+  for (auto [rank, version] : {std::pair{0, int64_t{0}}, std::pair{1, int64_t{1}}}) {
+    auto t = OpenNodeTier(env_.get(), config_, TierKind::kMemory, rank);
+    ASSERT_TRUE(t.ok());
+    auto m = ReadManifest(**t, "dd", version, rank);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    ASSERT_EQ(m->files.size(), 2u);
+    EXPECT_EQ(m->files[1].kind, FileKind::kParity) << "version " << version;
+    auto bytes = (*t)->GetFile("dd", version, PartFileName(rank));
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    (*bytes)[kPagesDataAlign + 5] ^= 0x10;  // the first stored page
+    ASSERT_TRUE((*t)->PutFile("dd", version, PartFileName(rank), *bytes).ok());
+  }
+  RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
+    auto report = e.Restart("dd", 1000);
+    ASSERT_TRUE(report.ok()) << "rank " << rank << ": " << report.status().ToString();
+    EXPECT_EQ(report->version, 1);
+    std::vector<uint8_t> want(state.size());
+    fill_(want, rank, 1);
+    EXPECT_TRUE(state == want) << "rank " << rank << " restored other bytes";
+    EXPECT_GE(e.ecc_shards_corrected(), 1u) << "rank " << rank;
+  });
+}
+
 TEST_F(EngineDedupTest, RestartTestPassesOverAVersionWhoseReferenceIsGone) {
   config_.dedup.mode = DedupMode::kIncremental;
   config_.dedup.full_every = 2;  // 0 full, 1 -> 0, 2 full, 3 -> 2

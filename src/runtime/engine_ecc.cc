@@ -34,10 +34,12 @@ bool IsSameUnprotectedCopy(const Manifest& current, const Manifest& encoded) {
 }  // namespace
 
 bool Engine::WantsEccSidecar(TierKind kind) const {
-  // Paged parts ([dedup]) have their own layout, which the sidecar's
-  // stripes of part bytes do not cover (docs/dedup.md).
+  // The sidecar's stripes cover any part file's bytes, a paged one's
+  // ([dedup]) included; those are encoded after the commit only (a pages
+  // file's size is known when its plan is, after the sidecar writer of
+  // ecc_sync would have started: Config::CheckDedupWithEcc).
   return kind == TierKind::kMemory && tier(kind) != nullptr &&
-         EccCodeFor(tier(kind)->config().ecc).has_value() && !dedup_;
+         EccCodeFor(tier(kind)->config().ecc).has_value();
 }
 
 void Engine::ScheduleEccEncode(const std::string& name, int64_t version, int64_t number) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -99,40 +100,43 @@ TEST(AsyncFlusherTest, BarrierFlushesQueuedRangesItselfWhileTheHelperIsBusy) {
   EXPECT_EQ(stats.ranges, 3u);
 }
 
+// Holds the helper on a range of 10 lines at g_buffer and calls Barrier,
+// while another thread opens the gate once open_when(stats) holds; checks
+// that each line was flushed once and returns the stats after.
+AsyncFlushStats BarrierOnAHeldRange(double poll_seconds,
+                                    const std::function<bool(const AsyncFlushStats&)>& open_when) {
+  auto flusher = AsyncFlusher::Start(PosixEnv(), GatedWithPoll(poll_seconds));
+  if (!flusher.ok()) {
+    ADD_FAILURE() << flusher.status().ToString();
+    return {};
+  }
+  (*flusher)->Submit(g_buffer, 10 * kCacheLine);
+  while (!g_helper_holds_first) std::this_thread::yield();
+  std::thread opener([&] {
+    while (!open_when((*flusher)->stats())) std::this_thread::yield();
+    g_gate_open = true;
+  });
+  (*flusher)->Barrier();
+  opener.join();
+  for (size_t i = 0; i < 10; ++i) EXPECT_EQ(g_flushed[i].load(), 1) << "line " << i;
+  return (*flusher)->stats();
+}
+
 // A Barrier left waiting only for the helper's range polls for its end
 // instead of sleeping: being woken would cost the helper a system call and
 // the caller an interrupt, once per iteration of a loop.
 TEST(AsyncFlusherTest, ABarrierPollsForTheHelpersLastRange) {
-  auto flusher = AsyncFlusher::Start(PosixEnv(), GatedWithPoll(3600));
-  ASSERT_TRUE(flusher.ok());
-  (*flusher)->Submit(g_buffer, 10 * kCacheLine);
-  while (!g_helper_holds_first) std::this_thread::yield();
-  std::thread opener([&] {
-    while ((*flusher)->stats().barriers < 1) std::this_thread::yield();
-    g_gate_open = true;
-  });
-  (*flusher)->Barrier();
-  opener.join();
-  for (size_t i = 0; i < 10; ++i) ASSERT_EQ(g_flushed[i].load(), 1) << "line " << i;
-  AsyncFlushStats stats = (*flusher)->stats();
+  AsyncFlushStats stats =
+      BarrierOnAHeldRange(3600, [](const AsyncFlushStats& s) { return s.barriers >= 1; });
   EXPECT_EQ(stats.barrier_waits, 1u);
   EXPECT_EQ(stats.barrier_sleeps, 0u);
 }
 
-// Past its poll, a Barrier sleeps until the helper's range is done.
+// Past its poll, a Barrier sleeps until the helper's range is done. (The
+// count rises under the lock that the sleep releases: the gate opens only
+// once the Barrier sleeps.)
 TEST(AsyncFlusherTest, ABarrierSleepsOnceItsPollIsOver) {
-  auto flusher = AsyncFlusher::Start(PosixEnv(), GatedWithPoll(0));
-  ASSERT_TRUE(flusher.ok());
-  (*flusher)->Submit(g_buffer, 10 * kCacheLine);
-  while (!g_helper_holds_first) std::this_thread::yield();
-  std::thread opener([&] {
-    // Counted under the lock that the sleep releases.
-    while ((*flusher)->stats().barrier_sleeps < 1) std::this_thread::yield();
-    g_gate_open = true;
-  });
-  (*flusher)->Barrier();
-  opener.join();
-  for (size_t i = 0; i < 10; ++i) ASSERT_EQ(g_flushed[i].load(), 1) << "line " << i;
+  BarrierOnAHeldRange(0, [](const AsyncFlushStats& s) { return s.barrier_sleeps >= 1; });
 }
 
 TEST(AsyncFlusherTest, DestructionFlushesWhatIsQueued) {

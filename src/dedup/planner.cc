@@ -98,8 +98,8 @@ Result<DedupPlanner::CollectiveOutcome> DedupPlanner::DedupCollectively(
   }
   // Each digest in local_hashes is that of a stored page.
   outcome.stored_became_references = !owned_elsewhere.empty();
+  if (!outcome.stored_became_references) return outcome;
   for (PageRecord& r : plan->records) {
-    if (owned_elsewhere.empty()) break;
     bool same_as_first = r.kind == PageKind::kLocalDup || (r.kind == PageKind::kData && r.shareable);
     if (!same_as_first) continue;
     auto it = owned_elsewhere.find(r.digest);

@@ -166,7 +166,8 @@ typedef struct cairn_checkpoint_info {
   unsigned long long pages_local_dup;  /* equal to a page this rank stores */
   unsigned long long pages_remote_ref; /* stored once for the job by another rank */
   unsigned long long pages_unchanged;  /* unchanged since the previous version */
-  double dedup_hash_seconds;           /* hashing the pages */
+  double dedup_hash_seconds;           /* hashing the pages (passes of their own; see
+                                          pages_hashed_in_copy) */
   double dedup_reduce_seconds;         /* the collective top-K reduction */
   unsigned long long pages_hashed;     /* pages whose digest was computed: with
                                           transparent mode's tracking, only those written
@@ -179,6 +180,10 @@ typedef struct cairn_checkpoint_info {
      covers it), was skipped for a newer version or failed, or the copy has no
      sidecar (ecc = none, another tier). */
   double ecc_protected_after;
+  /* [dedup]: of pages_hashed, those hashed in the pass that copied them to the
+     memory tier (xxh3-128 with AVX2): they add nothing to dedup_hash_seconds,
+     which counts hashing passes of their own. */
+  unsigned long long pages_hashed_in_copy;
 } cairn_checkpoint_info;
 
 #define CAIRN_CHECKPOINT_INFO_INIT CAIRN_SIZED_INIT_(cairn_checkpoint_info)

@@ -156,6 +156,7 @@ void FillCheckpointInfo(const CheckpointReport& r, SizedStructWriter<cairn_check
   w.Set(&Info::dedup_reduce_seconds, r.reduce_seconds);
   w.Set(&Info::pages_hashed, r.pages.hashed);
   w.Set(&Info::ecc_protected_after, r.ecc_protected_after);
+  w.Set(&Info::pages_hashed_in_copy, r.pages.hashed_in_copy);
 }
 
 void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_info>& w) {

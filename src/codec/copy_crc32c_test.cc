@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "codec/copy_testing.h"
 #include "codec/crc32c.h"
 #if defined(__x86_64__)
 #include "codec/x86_64/copy_crc32c_x86.h"
@@ -34,17 +35,7 @@ std::vector<NamedKernel> Kernels() {
   return kernels;
 }
 
-std::vector<uint8_t> RandomBytes(size_t n, uint32_t seed) {
-  std::printf("seed %u\n", seed);
-  std::mt19937 rng(seed);
-  std::vector<uint8_t> bytes(n);
-  for (auto& b : bytes) b = static_cast<uint8_t>(rng());
-  return bytes;
-}
-
-// Bytes around the destination that a copy must leave alone.
-constexpr size_t kGuard = 64;
-constexpr uint8_t kGuardByte = 0xA5;
+using namespace copy_testing;  // NOLINT(build/namespaces): the shared test helpers
 
 // Copies src[0, n) with `kernel` to dst_offset in a guarded buffer and
 // checks the CRC, the copy, and the guard bytes on both sides.
@@ -57,12 +48,7 @@ void CheckCopy(const NamedKernel& kernel, const uint8_t* src, size_t n, size_t d
   ASSERT_EQ(crc, expected) << kernel.name << " " << mode << " n=" << n
                            << " dst_offset=" << dst_offset;
   ASSERT_EQ(std::memcmp(to, src, n), 0) << kernel.name << " " << mode << " n=" << n;
-  for (size_t i = 0; i < kGuard + dst_offset; ++i) {
-    ASSERT_EQ(dst[i], kGuardByte) << kernel.name << " wrote before its destination, n=" << n;
-  }
-  for (size_t i = kGuard + dst_offset + n; i < dst.size(); ++i) {
-    ASSERT_EQ(dst[i], kGuardByte) << kernel.name << " wrote past its destination, n=" << n;
-  }
+  ASSERT_TRUE(GuardsIntact(dst.data(), to, n)) << kernel.name << " n=" << n;
 }
 
 TEST(CopyWithCrc32cTest, ReportsItsKernel) {

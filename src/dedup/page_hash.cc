@@ -3,9 +3,25 @@
 #include <openssl/sha.h>
 #include <xxh_x86dispatch.h>
 
+#include <algorithm>
+
 #include "base/vector_state.h"
+#include "codec/copy_crc32c_xxh3.h"
 
 namespace cairn {
+
+namespace {
+
+// xxHash's canonical form (big-endian, high half first) as the digest.
+PageDigest DigestOf(XXH128_hash_t h) {
+  PageDigest d;
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, h);
+  std::memcpy(d.bytes.data(), c.digest, sizeof c.digest);
+  return d;
+}
+
+}  // namespace
 
 PageDigest PageHasher::Hash(const void* data, size_t n) const {
   PageDigest d;
@@ -13,9 +29,7 @@ PageDigest PageHasher::Hash(const void* data, size_t n) const {
     case PageHashKind::kXxh3_128: {
       XXH128_hash_t h = XXH3_128bits_dispatch(data, n);
       ClearUpperVectorHalves();
-      XXH128_canonical_t c;
-      XXH128_canonicalFromHash(&c, h);
-      std::memcpy(d.bytes.data(), c.digest, sizeof c.digest);
+      d = DigestOf(h);
       break;
     }
     case PageHashKind::kSha1:
@@ -31,6 +45,21 @@ PageDigest PageHasher::Hash(const void* data, size_t n) const {
       break;
   }
   return d;
+}
+
+uint32_t PageHasher::CopyAndHash(void* dst, const void* src, size_t n, size_t page, uint32_t crc,
+                                 CopyStores stores, PageDigest* digests) const {
+  constexpr size_t kBatch = 64;  // hashes per call, on the stack
+  Xxh3Hash128 hashes[kBatch];
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  for (size_t at = 0; at < n;) {
+    const size_t pages = std::min(kBatch, (n - at) / page);
+    crc = CopyWithCrc32cXxh3(d + at, s + at, pages * page, page, crc, stores, hashes);
+    for (size_t k = 0; k < pages; ++k) *digests++ = DigestOf({hashes[k].low64, hashes[k].high64});
+    at += pages * page;
+  }
+  return crc;
 }
 
 Result<PageHashKind> ParsePageHashKind(const std::string& name) {

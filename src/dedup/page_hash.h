@@ -13,6 +13,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "codec/copy_crc32c.h"
 #include "format/page_table.h"
 
 namespace cairn {
@@ -25,6 +26,16 @@ class PageHasher {
   size_t digest_bytes() const { return digest_bytes_; }
   // The digest of n bytes at data, zero-padded to kMaxDigestBytes.
   PageDigest Hash(const void* data, size_t n) const;
+
+  // Whether CopyAndHash can run: the digest is computed in the pass of a
+  // copy (xxh3-128, codec/copy_crc32c_xxh3.h).
+  bool HashesInCopy() const { return kind_ == PageHashKind::kXxh3_128; }
+  // Copies n bytes from src to dst, puts the digest of each `page` bytes
+  // of them in digests[0 .. n / page) and returns Crc32c(src, n, crc), in
+  // one pass over the bytes where the CPU allows. REQUIRES:
+  // HashesInCopy(); n a multiple of page.
+  uint32_t CopyAndHash(void* dst, const void* src, size_t n, size_t page, uint32_t crc,
+                       CopyStores stores, PageDigest* digests) const;
 
  private:
   PageHashKind kind_;

@@ -21,22 +21,39 @@ bool DedupPlanner::SameSlot(const PageView& view, size_t i) const {
 }
 
 void DedupPlanner::DigestPages(const PageView& view, size_t begin, size_t end,
-                               const std::vector<bool>* changed, int rank,
-                               DedupPlan* plan) const {
-  const bool trust_changed = changed != nullptr && changed->size() == view.size();
+                               const std::vector<bool>* changed, const PageDigest* copied,
+                               int rank, DedupPlan* plan) const {
   auto start = std::chrono::steady_clock::now();
   for (size_t i = begin; i < end; ++i) {
     PageRecord& r = plan->records[i];
     r.rank = rank;
     r.version = plan->version;
-    if (trust_changed && !(*changed)[i] && SameSlot(view, i)) {
+    if (copied != nullptr) {
+      r.digest = copied[i - begin];
+      ++plan->counts.hashed;
+      ++plan->counts.hashed_in_copy;
+    } else if (KeepsPreviousDigest(view, i, changed)) {
       r.digest = previous_->locations[i].digest;
     } else {
       r.digest = hasher_.Hash(view.page(i).data, view.page(i).length);
       ++plan->counts.hashed;
     }
   }
-  plan->hash_seconds += SecondsSince(start);
+  if (copied == nullptr) plan->hash_seconds += SecondsSince(start);
+}
+
+bool DedupPlanner::KeepsPreviousDigest(const PageView& view, size_t i,
+                                       const std::vector<bool>* changed) const {
+  const bool trust_changed = changed != nullptr && changed->size() == view.size();
+  return trust_changed && !(*changed)[i] && SameSlot(view, i);
+}
+
+bool DedupPlanner::AllMayHaveChanged(const PageView& view, size_t begin, size_t end,
+                                     const std::vector<bool>* changed) const {
+  for (size_t i = begin; i < end; ++i) {
+    if (KeepsPreviousDigest(view, i, changed)) return false;
+  }
+  return true;
 }
 
 void DedupPlanner::ReferPrevious(size_t i, DedupPlan* plan) const {
@@ -140,10 +157,18 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
   // the one before it was. Until the sink says it cannot copy ahead.
   bool sink_copies_ahead = plan.streamed;
   bool guess_whole = true;
+  // Where the hash allows, the sink hashes the pages it copies ahead.
+  const PageHasher* hash_in_copy = hasher_.HashesInCopy() ? &hasher_ : nullptr;
+  std::vector<PageDigest> copied(hash_in_copy != nullptr ? chunk_pages : 0);
   for (size_t begin = 0; begin < view.size(); begin += chunk_pages) {
     const size_t end = std::min(view.size(), begin + chunk_pages);
-    if (sink_copies_ahead && guess_whole) sink_copies_ahead = sink->CopyAhead(view, begin, end);
-    DigestPages(view, begin, end, changed, comm.rank(), &plan);
+    bool hashed_in_copy = false;
+    if (sink_copies_ahead && guess_whole && AllMayHaveChanged(view, begin, end, changed)) {
+      sink_copies_ahead = sink->CopyAhead(view, begin, end, hash_in_copy, copied.data());
+      hashed_in_copy = sink_copies_ahead && hash_in_copy != nullptr;
+    }
+    DigestPages(view, begin, end, changed, hashed_in_copy ? copied.data() : nullptr, comm.rank(),
+                &plan);
     stored.clear();
     for (size_t i = begin; i < end; ++i) {
       if (!plan.full) ReferPrevious(i, &plan);
@@ -163,9 +188,10 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
       unshared_since_ = 0;
     }
   }
-  const uint64_t hashed = plan.counts.hashed;
+  const PageCounts digested = plan.counts;
   plan.counts = CountPages(plan.records, view);
-  plan.counts.hashed = hashed;
+  plan.counts.hashed = digested.hashed;
+  plan.counts.hashed_in_copy = digested.hashed_in_copy;
   return plan;
 }
 

@@ -48,6 +48,10 @@ struct PageCounts {
   // Pages whose digest was computed; the others kept the previous
   // version's (a `changed` mask said they were not written).
   uint64_t hashed = 0;
+  // Of those, pages hashed in the pass that copied them to the tier
+  // (StoredPageSink::CopyAhead): they cost no hashing pass of their own,
+  // and no hash_seconds.
+  uint64_t hashed_in_copy = 0;
 };
 
 struct DedupPlan {
@@ -58,7 +62,7 @@ struct DedupPlan {
   uint64_t collisions = 0;  // verify found equal digests of different bytes
   // Older versions this rank's records refer to (kPrevious targets).
   std::set<int64_t> referenced_versions;
-  double hash_seconds = 0;    // hashing the pages
+  double hash_seconds = 0;    // hashing passes of their own (see hashed_in_copy)
   double reduce_seconds = 0;  // the top-K reduction (0 without it)
   // The collective step ran (else the ranks agreed to skip it, or the
   // mode has none).
@@ -83,12 +87,17 @@ class StoredPageSink {
   virtual void Store(const PageView& view, const std::vector<size_t>& pages) = 0;
   // Copies pages [first, last) to where the next stored bytes go before
   // the plan knows whether it stores them: one pass over them from memory
-  // that writes them out and leaves them in cache for hashing, instead of
-  // a pass that hashes them and another that writes them. A Store of
-  // exactly those pages next keeps them without copying them again; any
-  // other call drops them. False where the sink cannot (its file is not
-  // written through a mapping).
-  virtual bool CopyAhead(const PageView& view, size_t first, size_t last) { return false; }
+  // that writes them out and, with a `hasher` (one that HashesInCopy),
+  // puts each page's digest in digests[i - first], hashed in the same pass
+  // where it can be; without one, it leaves them in cache for hashing.
+  // Either way, instead of a pass that hashes them and another that
+  // writes them. A Store of exactly those pages next keeps them without
+  // copying them again; any other call drops them. False where the sink
+  // cannot (its file is not written through a mapping).
+  virtual bool CopyAhead(const PageView& view, size_t first, size_t last,
+                         const PageHasher* hasher, PageDigest* digests) {
+    return false;
+  }
 };
 
 class DedupPlanner {
@@ -142,11 +151,21 @@ class DedupPlanner {
   // Whether page i of `view` has a page of the same length at the same
   // index in the previous version (a clean page there holds its bytes).
   bool SameSlot(const PageView& view, size_t i) const;
-  // Records of pages [begin, end) with their digests: hashed, or the
-  // previous version's where `changed` says the page did not change
-  // (counted in plan->counts.hashed and plan->hash_seconds).
+  // Records of pages [begin, end) with their digests: `copied` ones (the
+  // digests the sink computed as it copied the pages ahead, if it did),
+  // hashed, or the previous version's where `changed` says the page did
+  // not change (counted in plan->counts and plan->hash_seconds).
   void DigestPages(const PageView& view, size_t begin, size_t end,
-                   const std::vector<bool>* changed, int rank, DedupPlan* plan) const;
+                   const std::vector<bool>* changed, const PageDigest* copied, int rank,
+                   DedupPlan* plan) const;
+  // Whether page i keeps the previous version's digest without being
+  // hashed: `changed` says it was not written, and SameSlot.
+  bool KeepsPreviousDigest(const PageView& view, size_t i, const std::vector<bool>* changed) const;
+  // Whether no page of [begin, end) keeps the previous version's digest
+  // unhashed (DigestPages): a chunk with such a page is not copied ahead,
+  // which would hash it and, unless it changed, copy it for nothing.
+  bool AllMayHaveChanged(const PageView& view, size_t begin, size_t end,
+                         const std::vector<bool>* changed) const;
   // kPrevious if page i's digest is the previous version's there.
   void ReferPrevious(size_t i, DedupPlan* plan) const;
   // Lines 2-11 for page i, unless it is already kPrevious.

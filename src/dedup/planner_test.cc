@@ -272,6 +272,63 @@ TEST(PlannerTest, WithoutACollectiveStepStoredPagesGoToTheSinkInChunksAsTheyAreH
   EXPECT_EQ(sink.stored, StoredPages(*plan));  // every stored page, in order, once
 }
 
+// A sink that copies ahead as a mapped pages file does, hashing each page
+// it is asked to (with the hasher's own Hash: the copy itself is
+// PagesFileWriter's, tested in pages_writer_test).
+class CopyingSink final : public StoredPageSink {
+ public:
+  void Store(const PageView&, const std::vector<size_t>& pages) override {
+    stored.insert(stored.end(), pages.begin(), pages.end());
+  }
+  bool CopyAhead(const PageView& view, size_t first, size_t last, const PageHasher* hasher,
+                 PageDigest* digests) override {
+    copied_ahead.push_back(first);
+    for (size_t i = first; hasher != nullptr && i < last; ++i) {
+      digests[i - first] = hasher->Hash(view.page(i).data, view.page(i).length);
+    }
+    return true;
+  }
+  std::vector<size_t> stored;
+  std::vector<size_t> copied_ahead;  // each chunk's first page
+};
+
+// xxh3-128 pages copied ahead are hashed in the copy: counted apart, and
+// no hashing pass of their own. A chunk that holds a page the changed mask
+// calls clean is not copied ahead (the copy would hash it, and copy it for
+// nothing unless it changed).
+TEST(PlannerTest, PagesCopiedAheadAreHashedInTheCopyUnlessAChunkHoldsACleanPage) {
+  DedupPlanner planner({.incremental = true});
+  std::vector<uint8_t> tags(128);
+  for (size_t i = 0; i < tags.size(); ++i) tags[i] = static_cast<uint8_t>(i);
+  auto buf = Pages(tags, 10);
+  auto comm = NewSingleComm();
+  CopyingSink full;
+  auto v0 = planner.Plan(*comm, ViewOf(buf), 0, nullptr, &full);
+  ASSERT_TRUE(v0.ok()) << v0.status().ToString();
+  EXPECT_EQ(full.copied_ahead, (std::vector<size_t>{0, 64, 128}));
+  EXPECT_EQ(v0->counts.hashed, 129u);
+  EXPECT_EQ(v0->counts.hashed_in_copy, 129u);
+  EXPECT_EQ(v0->hash_seconds, 0.0);
+  for (size_t i = 0; i < v0->records.size(); ++i) {
+    const PageSpan& p = ViewOf(buf).page(i);
+    ASSERT_EQ(v0->records[i].digest, planner.hasher().Hash(p.data, p.length)) << "page " << i;
+  }
+  planner.Committed(*v0, ViewOf(buf), 0);
+  // Version 1: the first chunk all written, the second with a clean page.
+  for (size_t i = 0; i < 64; ++i) buf[i * kPage] ^= 0xFF;
+  for (size_t i = 65; i < 128; ++i) buf[i * kPage] ^= 0xFF;
+  std::vector<bool> changed(129, true);
+  changed[64] = false;
+  CopyingSink incremental;
+  auto v1 = planner.Plan(*comm, ViewOf(buf), 1, &changed, &incremental);
+  ASSERT_TRUE(v1.ok()) << v1.status().ToString();
+  EXPECT_EQ(incremental.copied_ahead, (std::vector<size_t>{0}));
+  EXPECT_EQ(v1->counts.hashed, 128u);
+  EXPECT_EQ(v1->counts.hashed_in_copy, 64u);
+  EXPECT_EQ(v1->counts.unchanged, 1u);  // page 64 (a short page is never a reference)
+  EXPECT_EQ(incremental.stored, StoredPages(*v1));
+}
+
 // Plans versions 0..versions-1 on `nranks` thread ranks with a sink, rank
 // r's pages of version v being tags_of(r, v); each rank's plans.
 std::vector<std::vector<DedupPlan>> PlanVersionsOnRanks(

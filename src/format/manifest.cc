@@ -223,31 +223,15 @@ Result<Manifest> DecodeManifest(const std::string& bytes, const std::string& ori
   return m;
 }
 
-template <typename BlockCrc>
-void ExtentChecksummer::AddBlocks(size_t n, const BlockCrc& crc) {
-  extent_.length += n;
-  for (size_t done = 0; done < n;) {
-    size_t take = std::min<uint64_t>(n - done, kBlockSize - in_block_);
-    crc_ = crc(done, take, crc_);
-    in_block_ += take;
-    done += take;
-    if (in_block_ == kBlockSize) {
-      extent_.crcs.push_back(crc_);
-      crc_ = 0;
-      in_block_ = 0;
-    }
-  }
-}
-
 void ExtentChecksummer::Update(const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
-  AddBlocks(n, [p](size_t at, size_t take, uint32_t crc) { return Crc32c(p + at, take, crc); });
+  AddPieces(n, [p](size_t at, size_t take, uint32_t crc) { return Crc32c(p + at, take, crc); });
 }
 
 void ExtentChecksummer::CopyAndUpdate(void* dst, const void* src, size_t n, CopyStores stores) {
   auto* d = static_cast<uint8_t*>(dst);
   const auto* s = static_cast<const uint8_t*>(src);
-  AddBlocks(n, [d, s, stores](size_t at, size_t take, uint32_t crc) {
+  AddPieces(n, [d, s, stores](size_t at, size_t take, uint32_t crc) {
     return CopyWithCrc32c(d + at, s + at, take, crc, stores);
   });
 }

@@ -6,6 +6,7 @@
 #ifndef CAIRN_FORMAT_MANIFEST_H_
 #define CAIRN_FORMAT_MANIFEST_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "base/status.h"
 #include "codec/copy_crc32c.h"
+#include "format/layout.h"
 #include "format/parity_layout.h"
 
 namespace cairn {
@@ -99,6 +101,12 @@ class ExtentChecksummer {
   // Update, while copying the bytes to dst in the same pass over them
   // (CopyWithCrc32c, with `stores`). REQUIRES: the ranges do not overlap.
   void CopyAndUpdate(void* dst, const void* src, size_t n, CopyStores stores);
+  // Adds the next n bytes, whose CRC `crc(at, take, crc)` computes piece
+  // by piece (the `take` bytes at offset `at` into them, continuing from
+  // crc; no piece crosses a block), for callers that do more in the same
+  // pass over them (a copy, a hash).
+  template <typename PieceCrc>
+  void AddPieces(size_t n, const PieceCrc& crc);
   Extent Finish();
 
   // How far the extent has come, to go back to when the bytes added after
@@ -113,15 +121,26 @@ class ExtentChecksummer {
   void RewindTo(const Mark& mark);
 
  private:
-  // Feeds n bytes block by block: crc(p, take, crc) returns the CRC of
-  // the `take` bytes at offset p into them, continuing from crc.
-  template <typename BlockCrc>
-  void AddBlocks(size_t n, const BlockCrc& crc);
-
   Extent extent_;
   uint32_t crc_ = 0;
   uint64_t in_block_ = 0;
 };
+
+template <typename PieceCrc>
+void ExtentChecksummer::AddPieces(size_t n, const PieceCrc& crc) {
+  extent_.length += n;
+  for (size_t done = 0; done < n;) {
+    size_t take = std::min<uint64_t>(n - done, kBlockSize - in_block_);
+    crc_ = crc(done, take, crc_);
+    in_block_ += take;
+    done += take;
+    if (in_block_ == kBlockSize) {
+      extent_.crcs.push_back(crc_);
+      crc_ = 0;
+      in_block_ = 0;
+    }
+  }
+}
 
 // Verifies `data`, which holds bytes [offset, offset + n) of the extent's
 // file, against every block of `extent` that lies wholly inside that range.

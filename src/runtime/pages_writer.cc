@@ -1,5 +1,6 @@
 #include "runtime/pages_writer.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "runtime/part_io.h"
@@ -26,7 +27,8 @@ Status PagesFileWriter::AppendRun(const uint8_t* data, uint64_t n) {
   return AppendChecksummed(pending_->file(), data_sum_, data, n);
 }
 
-bool PagesFileWriter::CopyAhead(const PageView& view, size_t first, size_t last) {
+bool PagesFileWriter::CopyAhead(const PageView& view, size_t first, size_t last,
+                                const PageHasher* hasher, PageDigest* digests) {
   KeepAhead(nullptr);
   if (first >= last || !status_.ok()) return false;
   status_ = Open();
@@ -35,14 +37,49 @@ bool PagesFileWriter::CopyAhead(const PageView& view, size_t first, size_t last)
   for (size_t i = first; i < last; ++i) ahead.bytes += view.page(i).length;
   uint8_t* to = pending_->file().Peek(ahead.bytes);
   if (to == nullptr) return false;
-  // Page by page: the regions' pages need not follow each other in memory.
-  for (size_t i = first; i < last; ++i) {
-    const PageSpan& p = view.page(i);
-    data_sum_.CopyAndUpdate(to, p.data, p.length, CopyStores::kStreaming);
-    to += p.length;
+  std::vector<bool> hashed(last - first, false);
+  // Runs of whole pages that follow each other in memory (the regions'
+  // pages need not), each in one pass; a short page on its own.
+  for (size_t i = first; i < last;) {
+    const uint8_t* src = view.page(i).data;
+    uint64_t bytes = view.page(i).length;
+    size_t j = i + 1;
+    while (view.whole(i) && j < last && view.whole(j) && view.page(j).data == src + bytes) {
+      bytes += view.page(j++).length;
+    }
+    if (hasher != nullptr && view.whole(i)) {
+      CopyAndHashRun(to, src, bytes, view.page_size(), *hasher, digests + (i - first),
+                     hashed.begin() + static_cast<ptrdiff_t>(i - first));
+    } else {
+      data_sum_.CopyAndUpdate(to, src, bytes, CopyStores::kStreaming);
+    }
+    to += bytes;
+    i = j;
+  }
+  // Pages the copy could not hash (short ones, ones split by a CRC
+  // block's end): from cache, just read by the copy.
+  for (size_t i = first; hasher != nullptr && i < last; ++i) {
+    if (!hashed[i - first]) digests[i - first] = hasher->Hash(view.page(i).data, view.page(i).length);
   }
   ahead_ = ahead;
   return true;
+}
+
+void PagesFileWriter::CopyAndHashRun(uint8_t* to, const uint8_t* src, uint64_t bytes,
+                                     size_t page, const PageHasher& hasher, PageDigest* digests,
+                                     std::vector<bool>::iterator hashed) {
+  data_sum_.AddPieces(bytes, [&](size_t at, size_t take, uint32_t crc) {
+    // The whole pages inside this piece are hashed as they are copied.
+    const size_t pages_from = (at + page - 1) / page;
+    const size_t pages_to = (at + take) / page;
+    if (pages_from >= pages_to) return CopyWithCrc32c(to + at, src + at, take, crc, CopyStores::kStreaming);
+    const size_t from = pages_from * page, end = pages_to * page;
+    crc = CopyWithCrc32c(to + at, src + at, from - at, crc, CopyStores::kStreaming);
+    crc = hasher.CopyAndHash(to + from, src + from, end - from, page, crc, CopyStores::kStreaming,
+                             digests + pages_from);
+    std::fill(hashed + static_cast<ptrdiff_t>(pages_from), hashed + static_cast<ptrdiff_t>(pages_to), true);
+    return CopyWithCrc32c(to + end, src + end, at + take - end, crc, CopyStores::kStreaming);
+  });
 }
 
 bool PagesFileWriter::KeepAhead(const std::vector<size_t>* pages) {

@@ -1,8 +1,8 @@
 // PagesFileWriter: writes one rank's pages file (format 2,
 // format/page_table.h) on a tier as its plan is made or from a finished
 // plan (engine_dedup.h): the preamble, the stored pages as they come (or
-// copied ahead of the plan's decision, into a mapped file), then the
-// header and the trailer, and commits it. Stored pages that follow each
+// copied ahead of the plan's decision into a mapped file, hashed in the
+// same pass), then the header and the trailer, and commits it. Stored pages that follow each
 // other in memory go out as one run, copied and checksummed in one pass
 // (AppendChecksummed). The file is created at the first byte written,
 // `create_bytes` long (its exact size, or as long as it could grow while
@@ -36,7 +36,8 @@ class PagesFileWriter final : public StoredPageSink {
   int64_t version() const { return version_; }
 
   void Store(const PageView& view, const std::vector<size_t>& pages) override;
-  bool CopyAhead(const PageView& view, size_t first, size_t last) override;
+  bool CopyAhead(const PageView& view, size_t first, size_t last, const PageHasher* hasher,
+                 PageDigest* digests) override;
   // Appends the header (whose kData pages are the ones stored, in order)
   // and the trailer, and commits the file; its manifest entry.
   Result<FileEntry> Finish(const PagesHeader& header);
@@ -44,6 +45,13 @@ class PagesFileWriter final : public StoredPageSink {
  private:
   Status Open();
   Status AppendRun(const uint8_t* data, uint64_t n);
+  // Copies `bytes` of whole pages of `page` bytes from src to `to`, adding
+  // them to the data extent, and hashes each page that a piece of the
+  // copy (which ends at a CRC block's end) holds whole, marking it in
+  // `hashed`.
+  void CopyAndHashRun(uint8_t* to, const uint8_t* src, uint64_t bytes, size_t page,
+                      const PageHasher& hasher, PageDigest* digests,
+                      std::vector<bool>::iterator hashed);
   // Pages copied ahead (CopyAhead), not stored yet.
   struct Ahead {
     size_t first = 0, last = 0;

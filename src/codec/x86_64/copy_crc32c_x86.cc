@@ -28,6 +28,7 @@
 
 #include "base/cpu_features.h"
 #include "codec/crc32c.h"
+#include "codec/x86_64/xxh3_stripes_x86.h"
 
 namespace cairn::x86 {
 namespace {
@@ -139,34 +140,44 @@ CAIRN_VPCLMUL_TARGET inline void Store256(uint8_t* dst, __m256i v) {
   }
 }
 
+// No more work in the copy's pass than the CRC.
+struct NoStrideWork {
+  CAIRN_VPCLMUL_TARGET void Stride(__m256i, __m256i, __m256i, __m256i) {}
+};
+
 // As FoldCopy, with the same eight lanes held two to a 256-bit register:
 // half the instructions, which is what limits FoldCopy (two carry-less
-// multiplies per 16 bytes) when the data is in cache. REQUIRES: dst
-// 32-byte aligned when streaming.
-template <bool kStreaming>
+// multiplies per 16 bytes) when the data is in cache. Each stride's bytes,
+// once loaded, are also handed to `work` (Xxh3Stripes hashes them).
+// REQUIRES: dst 32-byte aligned when streaming.
+template <bool kStreaming, typename StrideWork>
 CAIRN_VPCLMUL_TARGET uint32_t FoldCopyWide(uint8_t* dst, const uint8_t* src, size_t n,
-                                           uint32_t state) {
+                                           uint32_t state, StrideWork& work) {
   constexpr size_t kPairs = kLanes / 2;
   constexpr size_t kPair = 2 * kLane;
+  static_assert(kPairs == 4, "a stride is four 256-bit vectors");
   __m256i pairs[kPairs];
 #pragma GCC unroll 4
   for (size_t i = 0; i < kPairs; ++i) {
     pairs[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i * kPair));
     Store256<kStreaming>(dst + i * kPair, pairs[i]);
   }
+  work.Stride(pairs[0], pairs[1], pairs[2], pairs[3]);
   pairs[0] = _mm256_xor_si256(pairs[0], _mm256_zextsi128_si256(
                                             _mm_cvtsi32_si128(static_cast<int>(state))));
   const __m256i by_stride = _mm256_broadcastsi128_si256(Constants(kFoldStride));
   for (size_t pos = kStride; pos < n; pos += kStride) {
     PrefetchStride(src + pos);
+    __m256i next[kPairs];
 #pragma GCC unroll 4
     for (size_t i = 0; i < kPairs; ++i) {
-      __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + pos + i * kPair));
-      Store256<kStreaming>(dst + pos + i * kPair, next);
+      next[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + pos + i * kPair));
+      Store256<kStreaming>(dst + pos + i * kPair, next[i]);
       pairs[i] = _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(pairs[i], by_stride, 0x00),
                                                    _mm256_clmulepi64_epi128(pairs[i], by_stride, 0x11)),
-                                  next);
+                                  next[i]);
     }
+    work.Stride(next[0], next[1], next[2], next[3]);
   }
   if constexpr (kStreaming) _mm_sfence();
   __m128i lanes[kLanes];
@@ -203,8 +214,9 @@ uint32_t CopyWithCrc32cFolded(void* dst, const void* src, size_t n, uint32_t crc
   n -= head;
   const size_t folded = n - n % kStride;
   if constexpr (kWide) {
-    state = streaming ? FoldCopyWide<true>(d, s, folded, state)
-                      : FoldCopyWide<false>(d, s, folded, state);
+    NoStrideWork none;
+    state = streaming ? FoldCopyWide<true>(d, s, folded, state, none)
+                      : FoldCopyWide<false>(d, s, folded, state, none);
   } else {
     state = streaming ? FoldCopy<true>(d, s, folded, state) : FoldCopy<false>(d, s, folded, state);
   }
@@ -231,6 +243,18 @@ uint32_t CopyWithCrc32cPclmul(void* dst, const void* src, size_t n, uint32_t crc
 uint32_t CopyWithCrc32cVpclmul(void* dst, const void* src, size_t n, uint32_t crc,
                                CopyStores stores) {
   return CopyWithCrc32cFolded<true>(dst, src, n, crc, stores);
+}
+
+CAIRN_VPCLMUL_TARGET uint32_t CopyWithCrc32cXxh3Vpclmul(void* dst, const void* src, size_t n,
+                                                        size_t page, uint32_t crc,
+                                                        CopyStores stores, Xxh3Hash128* hashes) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  Xxh3Stripes stripes(page, hashes);
+  const uint32_t state = stores == CopyStores::kStreaming
+                             ? FoldCopyWide<true>(d, s, n, ~crc, stripes)
+                             : FoldCopyWide<false>(d, s, n, ~crc, stripes);
+  return ~state;
 }
 
 }  // namespace cairn::x86

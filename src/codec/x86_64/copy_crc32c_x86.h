@@ -1,5 +1,6 @@
-// The x86-64 fused copy + CRC32C kernel behind CopyWithCrc32c
-// (codec/copy_crc32c.h), and what its dispatch and tests need of it.
+// The x86-64 fused copy + CRC32C kernels behind CopyWithCrc32c
+// (codec/copy_crc32c.h) and CopyWithCrc32cXxh3 (codec/copy_crc32c_xxh3.h),
+// and what their dispatch and tests need of them.
 // Thread-safety: pure functions.
 #ifndef CAIRN_CODEC_X86_64_COPY_CRC32C_X86_H_
 #define CAIRN_CODEC_X86_64_COPY_CRC32C_X86_H_
@@ -8,6 +9,7 @@
 #include <cstdint>
 
 #include "codec/copy_crc32c.h"
+#include "codec/copy_crc32c_xxh3.h"
 
 namespace cairn::x86 {
 
@@ -31,6 +33,12 @@ uint32_t CopyWithCrc32cPclmul(void* dst, const void* src, size_t n, uint32_t crc
 // The same in 256-bit registers. REQUIRES: HasVpclmulAvx2().
 uint32_t CopyWithCrc32cVpclmul(void* dst, const void* src, size_t n, uint32_t crc,
                                CopyStores stores);
+
+// CopyWithCrc32cXxh3 in one pass: the 256-bit fold with XXH3's loop fed
+// each stride. REQUIRES: HasVpclmulAvx2(); page % 128 == 0, page >= 256,
+// n a positive multiple of page; dst 32-byte aligned when streaming.
+uint32_t CopyWithCrc32cXxh3Vpclmul(void* dst, const void* src, size_t n, size_t page,
+                                   uint32_t crc, CopyStores stores, Xxh3Hash128* hashes);
 
 }  // namespace cairn::x86
 

@@ -309,8 +309,9 @@ TEST(PlannerTest, PagesCopiedAheadAreHashedInTheCopyUnlessAChunkHoldsACleanPage)
   EXPECT_EQ(v0->counts.hashed, 129u);
   EXPECT_EQ(v0->counts.hashed_in_copy, 129u);
   EXPECT_EQ(v0->hash_seconds, 0.0);
+  const PageView view = ViewOf(buf);
   for (size_t i = 0; i < v0->records.size(); ++i) {
-    const PageSpan& p = ViewOf(buf).page(i);
+    const PageSpan& p = view.page(i);
     ASSERT_EQ(v0->records[i].digest, planner.hasher().Hash(p.data, p.length)) << "page " << i;
   }
   planner.Committed(*v0, ViewOf(buf), 0);

@@ -1,9 +1,12 @@
 // DigestIndex: the first page holding each digest of one version (the
 // collective-dedup paper's LocalHashes, Algorithm 1 lines 2-11), looked up
 // once per page while the pages stream to the tier. An open-addressing
-// table with linear probing, sized for every page up front: a lookup costs
-// one cache miss, where a node-based map costs a bucket's, a node's and an
-// allocation, about as much as hashing the page (docs/results.md).
+// table with linear probing, sized for every page up front, whose slots
+// hold a page's index and 32 bits of its digest, not the digest: the plan's
+// records hold the digests, and a slot is 8 bytes where a digest is 32. A
+// lookup runs while the page copy streams the checkpoint through the
+// caches, which evict the table between chunks; five times smaller, it
+// loses fewer lines (docs/results.md).
 // Thread-safety: a value, used from one thread.
 #ifndef CAIRN_DEDUP_DIGEST_INDEX_H_
 #define CAIRN_DEDUP_DIGEST_INDEX_H_
@@ -20,34 +23,44 @@ namespace cairn {
 
 class DigestIndex {
  public:
-  // Room for `capacity` distinct digests.
-  explicit DigestIndex(size_t capacity);
+  // The most pages an index holds.
+  static constexpr size_t kMaxPages = UINT32_MAX - 1;
 
-  // The page indexed under `digest` if there is one; otherwise indexes
-  // `page` under it and returns nothing. REQUIRES: fewer than capacity
-  // digests indexed before, or `digest` among them.
-  std::optional<size_t> FindOrAdd(const PageDigest& digest, size_t page);
+  // Room for `capacity` distinct digests, those of `records` (the plan's
+  // records, which outlive the index and keep their places).
+  // REQUIRES: capacity <= kMaxPages.
+  DigestIndex(size_t capacity, const std::vector<PageRecord>& records);
+
+  // The page indexed under records[page].digest if there is one;
+  // otherwise indexes `page` under it and returns nothing. REQUIRES:
+  // fewer than capacity digests indexed before, or that digest among them.
+  std::optional<size_t> FindOrAdd(size_t page);
   bool Contains(const PageDigest& digest) const;
   size_t size() const { return size_; }
   // The digests indexed, in no particular order.
   std::vector<PageDigest> Digests() const;
 
  private:
-  static constexpr size_t kEmpty = SIZE_MAX;
+  static constexpr uint32_t kEmpty = UINT32_MAX;
   struct Slot {
-    PageDigest digest;
-    size_t page = kEmpty;
+    uint32_t tag = 0;
+    uint32_t page = kEmpty;
   };
-  // Where probing for `digest` starts: every digest kind is uniform in its
-  // first bytes (PageDigestHash).
-  size_t Home(const PageDigest& digest) const {
-    uint64_t leading;
-    std::memcpy(&leading, digest.bytes.data(), sizeof leading);
-    return leading & mask_;
+  // Where probing for `digest` starts, and the bits a slot keeps of it:
+  // every digest kind is uniform in its first bytes (PageDigestHash), and
+  // the tag comes from bytes the start does not use.
+  size_t Home(const PageDigest& digest) const { return Word<uint64_t>(digest, 0) & mask_; }
+  static uint32_t Tag(const PageDigest& digest) { return Word<uint32_t>(digest, 8); }
+  template <typename T>
+  static T Word(const PageDigest& digest, size_t at) {
+    T w;
+    std::memcpy(&w, digest.bytes.data() + at, sizeof w);
+    return w;
   }
   // The slot of `digest`, or the empty slot where it would go.
   size_t Probe(const PageDigest& digest) const;
 
+  const std::vector<PageRecord>& records_;
   std::vector<Slot> slots_;  // a power of two, at most half full
   size_t mask_;
   size_t size_ = 0;

@@ -16,6 +16,13 @@ PageDigest DigestOf(uint64_t leading, uint8_t last) {
   return d;
 }
 
+// Records whose page i has digest `digests[i]`, as a plan's do.
+std::vector<PageRecord> RecordsOf(const std::vector<PageDigest>& digests) {
+  std::vector<PageRecord> records(digests.size());
+  for (size_t i = 0; i < digests.size(); ++i) records[i].digest = digests[i];
+  return records;
+}
+
 // Against std::map over random digests with repeats: the first page of a
 // digest is kept, later ones find it, and the table fills to capacity.
 TEST(DigestIndexTest, KeepsTheFirstPageOfEachDigestLikeAMap) {
@@ -25,12 +32,14 @@ TEST(DigestIndexTest, KeepsTheFirstPageOfEachDigestLikeAMap) {
   constexpr size_t kPages = 5000;
   std::vector<PageDigest> pool;
   for (int i = 0; i < 1500; ++i) pool.push_back(DigestOf(rng(), static_cast<uint8_t>(rng())));
-  DigestIndex index(kPages);
+  std::vector<PageDigest> pages;
+  for (size_t page = 0; page < kPages; ++page) pages.push_back(pool[rng() % pool.size()]);
+  const std::vector<PageRecord> records = RecordsOf(pages);
+  DigestIndex index(kPages, records);
   std::map<PageDigest, size_t> reference;
   for (size_t page = 0; page < kPages; ++page) {
-    const PageDigest& d = pool[rng() % pool.size()];
-    auto [it, inserted] = reference.emplace(d, page);
-    std::optional<size_t> found = index.FindOrAdd(d, page);
+    auto [it, inserted] = reference.emplace(pages[page], page);
+    std::optional<size_t> found = index.FindOrAdd(page);
     if (inserted) {
       ASSERT_FALSE(found.has_value()) << "page " << page;
     } else {
@@ -47,15 +56,18 @@ TEST(DigestIndexTest, KeepsTheFirstPageOfEachDigestLikeAMap) {
   EXPECT_FALSE(index.Contains(DigestOf(1, 1)));
 }
 
-// Digests that agree in the bytes the table probes by (as the test-only
-// colliding hash makes them) are still told apart by the rest.
-TEST(DigestIndexTest, DigestsSharingTheirProbeBytesStayApart) {
-  DigestIndex index(300);
-  for (size_t page = 0; page < 256; ++page) {
-    EXPECT_FALSE(index.FindOrAdd(DigestOf(42, static_cast<uint8_t>(page)), page));
-  }
+// Digests that agree in the bytes the table probes by and in the bits a
+// slot keeps (as the test-only colliding hash makes them) are still told
+// apart by the rest.
+TEST(DigestIndexTest, DigestsSharingTheirProbeAndTagBytesStayApart) {
+  std::vector<PageDigest> pages;
+  for (size_t page = 0; page < 256; ++page) pages.push_back(DigestOf(42, static_cast<uint8_t>(page)));
+  pages.push_back(DigestOf(42, 7));
+  const std::vector<PageRecord> records = RecordsOf(pages);
+  DigestIndex index(300, records);
+  for (size_t page = 0; page < 256; ++page) EXPECT_FALSE(index.FindOrAdd(page));
   EXPECT_EQ(index.size(), 256u);
-  EXPECT_EQ(index.FindOrAdd(DigestOf(42, 7), 999), 7u);
+  EXPECT_EQ(index.FindOrAdd(256), 7u);
   EXPECT_TRUE(index.Contains(DigestOf(42, 255)));
   EXPECT_FALSE(index.Contains(DigestOf(43, 7)));
 }

@@ -79,7 +79,7 @@ void DedupPlanner::DedupLocally(const PageView& view, size_t i, DigestIndex* loc
     r.shareable = false;
     return;
   }
-  const std::optional<size_t> first = local_hashes->FindOrAdd(r.digest, i);
+  const std::optional<size_t> first = local_hashes->FindOrAdd(i);
   if (!first) return;  // line 6-7: a new hash, Reference nil
   const PageSpan& a = view.page(*first);
   const PageSpan& b = view.page(i);
@@ -146,7 +146,7 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
   // that another rank stores, the plan ends unstreamed.
   plan.streamed = sink != nullptr && (!collective || unshared_since_.has_value());
   plan.records.resize(view.size());
-  DigestIndex local_hashes(view.size());
+  DigestIndex local_hashes(view.size(), plan.records);
   std::vector<size_t> stored;
   // Chunks of pages small enough to stay in cache from their hashing to
   // the sink's copy, or from the sink's copy ahead to their hashing.

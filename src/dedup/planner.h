@@ -122,6 +122,7 @@ class DedupPlanner {
   // whether what the sink received is the plan's stored pages).
   // The collective step is skipped when every rank agrees that its last
   // one found no page two ranks hold, up to options().probe_every.
+  // REQUIRES: view.size() <= DigestIndex::kMaxPages.
   Result<DedupPlan> Plan(Comm& comm, const PageView& view, int64_t version,
                          const std::vector<bool>* changed = nullptr,
                          StoredPageSink* sink = nullptr);

@@ -184,9 +184,24 @@ Status Engine::Protect(int id, void* ptr, uint64_t count, uint64_t elem_size) {
     return Error(Code::kInvalidArgument, "region {}: {} x {} bytes overflows", id, count,
                  elem_size);
   }
+  if (dedup_) CAIRN_RETURN_IF_ERROR(CheckDedupPageCount(id, count * elem_size));
   regions_[id] = Region{id, ptr, count, elem_size};
   ReserveMemorySlots();
   return Status::Ok();
+}
+
+Status Engine::CheckDedupPageCount(int id, uint64_t bytes) const {
+  const uint64_t page = static_cast<uint64_t>(config_.dedup.page_size);
+  auto pages_of = [page](uint64_t b) { return (b + page - 1) / page; };
+  uint64_t pages = pages_of(bytes);
+  for (const auto& [other, r] : regions_) {
+    if (other != id) pages += pages_of(r.bytes());
+  }
+  if (pages <= DigestIndex::kMaxPages) return Status::Ok();
+  return Error(Code::kInvalidArgument,
+               "region {}: the regions would make {} pages of dedup.page_size = {} bytes, more "
+               "than the {} a rank's deduplicated checkpoint holds; raise dedup.page_size",
+               id, pages, page, DigestIndex::kMaxPages);
 }
 
 Status Engine::Unprotect(int id) {

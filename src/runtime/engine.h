@@ -164,6 +164,9 @@ class Engine {
 
   Tier* tier(TierKind kind) const { return tiers_[static_cast<int>(kind)].get(); }
   std::vector<Region> SortedRegions() const;
+  // [dedup]: whether the regions, with region `id` of `bytes` in place of
+  // any it had, fit in one rank's page index (DigestIndex::kMaxPages).
+  Status CheckDedupPageCount(int id, uint64_t bytes) const;
   // Part files a rank's memory tier needs at once: the versions kept, the
   // one being written, and, with a lower tier, one more while the oldest
   // is still pinned by its drain.

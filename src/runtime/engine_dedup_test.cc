@@ -121,6 +121,24 @@ class EngineDedupTest : public ::testing::Test {
   std::function<void(std::vector<uint8_t>&, int rank, int64_t version)> fill_ = Fill;
 };
 
+// More pages than one rank's page index holds: refused when protected,
+// naming the key to change, and the regions already protected stay.
+TEST_F(EngineDedupTest, RegionsOfTooManyPagesAreRefusedWhenProtected) {
+  config_.dedup.page_size = 512;
+  RunJob(1, 1, [&](int, Engine& e, std::vector<uint8_t>& state) {
+    uint8_t byte = 0;
+    // As many pages as the index holds, and region 0's besides; never
+    // touched: refused before anything reads it.
+    Status s = e.Protect(1, &byte, DigestIndex::kMaxPages, 512);
+    ASSERT_EQ(s.code(), Code::kInvalidArgument) << s.ToString();
+    EXPECT_NE(s.message().find("dedup.page_size"), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find("region 1"), std::string::npos) << s.ToString();
+    fill_(state, 0, 0);
+    ASSERT_TRUE(e.Checkpoint("dd", 0).ok());
+  });
+  ExpectRestart(1, 1, 0);
+}
+
 TEST_F(EngineDedupTest, EveryModeRestoresBitExactOnOneToEightRanks) {
   for (DedupMode mode : {DedupMode::kOff, DedupMode::kLocal, DedupMode::kCollective,
                          DedupMode::kIncremental, DedupMode::kCollectiveIncremental}) {
@@ -226,7 +244,16 @@ TEST_F(EngineDedupTest, AnEccSidecarRepairsADamagedPagedCopy) {
   config_.tier(TierKind::kMemory).ecc = EccMode::kNormal;
   config_.tier(TierKind::kPfs).enabled = false;
   config_.keep = 4;
-  CheckpointJob(2, 1, 1);  // waits for the sidecars' background encodes
+  // Each version's sidecar is encoded in the background after its commit,
+  // and a queued encode of an older version is dropped for a newer one:
+  // each is waited for.
+  RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
+    for (int64_t v = 0; v <= 1; ++v) {
+      fill_(state, rank, v);
+      ASSERT_TRUE(e.Checkpoint("dd", v).ok());
+      ASSERT_TRUE(e.Wait().ok());
+    }
+  });
   // Version 1's unchanged pages refer to version 0. Damage rank 0's copy
   // of version 0 and rank 1's of version 1, one stored byte each.
   for (auto [rank, version] : {std::pair{0, int64_t{0}}, std::pair{1, int64_t{1}}}) {

@@ -135,23 +135,41 @@ uint64_t PagesHeader::PagesOf(const PagedRegion& region) const {
   return (region.bytes() + page_size - 1) / page_size;
 }
 
+uint64_t PagesHeader::PageLength(const PagedRegion& region, uint64_t k) const {
+  const uint64_t rest = region.bytes() - k * page_size;
+  return rest < page_size ? rest : page_size;
+}
+
 std::vector<uint32_t> PagesHeader::PageLengths() const {
   std::vector<uint32_t> lengths;
   for (const auto& region : regions) {
     uint64_t n = PagesOf(region);
-    for (uint64_t i = 0; i < n; ++i) {
-      uint64_t rest = region.bytes() - i * page_size;
-      lengths.push_back(static_cast<uint32_t>(rest < page_size ? rest : page_size));
-    }
+    for (uint64_t i = 0; i < n; ++i) lengths.push_back(static_cast<uint32_t>(PageLength(region, i)));
   }
   return lengths;
 }
 
 uint64_t PagesHeader::HeaderBytes() const {
   size_t digest_bytes = DigestBytes(hash);
-  uint64_t n = kFixedBytes + kIdentityBytes + name.size() + 4 + regions.size() * kRegionBytes + 8;
+  uint64_t n = RecordsOffset();
   for (const auto& p : pages) n += RecordBytes(p, digest_bytes);
   return n;
+}
+
+uint64_t PagesHeader::RecordsOffset() const {
+  return kFixedBytes + kIdentityBytes + name.size() + 4 + regions.size() * kRegionBytes + 8;
+}
+
+uint64_t PagesHeader::LongestFileSize() const {
+  PageRecord reference;
+  reference.kind = PageKind::kRemote;  // the longest record
+  uint64_t pages_total = 0, data = 0;
+  for (const auto& region : regions) {
+    pages_total += PagesOf(region);
+    data += region.bytes();
+  }
+  const uint64_t header = RecordsOffset() + pages_total * RecordBytes(reference, DigestBytes(hash));
+  return kPagesDataAlign + data + header + kPagesTrailerBytes;
 }
 
 uint64_t PagesHeader::DataOffset() const {
@@ -168,10 +186,15 @@ uint64_t PagesHeader::FileSize() const {
 }
 
 uint64_t PagesHeader::DataBytes() const {
-  std::vector<uint32_t> lengths = PageLengths();
+  // Page by page without PageLengths' vector: it runs for every file
+  // written and read, over every page.
   uint64_t n = 0;
-  for (size_t i = 0; i < pages.size() && i < lengths.size(); ++i) {
-    if (pages[i].kind == PageKind::kData) n += lengths[i];
+  size_t i = 0;
+  for (const auto& region : regions) {
+    const uint64_t count = PagesOf(region);
+    for (uint64_t k = 0; k < count && i < pages.size(); ++k, ++i) {
+      if (pages[i].kind == PageKind::kData) n += PageLength(region, k);
+    }
   }
   return n;
 }

@@ -123,11 +123,15 @@ struct PagesHeader {
   // Pages of a region: whole pages of page_size from its first byte, and a
   // shorter last page for the rest (a region is never padded).
   uint64_t PagesOf(const PagedRegion& region) const;
+  // The length of page k of `region`.
+  uint64_t PageLength(const PagedRegion& region, uint64_t k) const;
   // The length of every page, in page order (what `pages` must match).
   std::vector<uint32_t> PageLengths() const;
   // Encoded header length, and where the data pages start (aligned):
   // after the preamble in format 2, after the header in format 1.
   uint64_t HeaderBytes() const;
+  // Where the records start in the encoded header.
+  uint64_t RecordsOffset() const;
   uint64_t DataOffset() const;
   // Sum of the lengths of the kData pages.
   uint64_t DataBytes() const;
@@ -135,6 +139,10 @@ struct PagesHeader {
   // format 1.
   uint64_t HeaderOffset() const;
   uint64_t FileSize() const;
+  // The longest FileSize() the regions can make in the current format,
+  // whatever `pages` holds: every page stored and every record as long as
+  // a reference (kRemote).
+  uint64_t LongestFileSize() const;
   // Exactly HeaderBytes() long; carries a CRC32C of itself.
   std::string Encode() const;
 };

@@ -136,6 +136,24 @@ TEST(PagesHeaderTest, FormatTwoPutsTheHeaderAfterThePagesAndATrailerLocatesIt) {
   EXPECT_FALSE(DecodePagesTrailer(no_magic, h.FileSize(), "x").ok());
 }
 
+// The longest file the regions can make: all the data, and a header of
+// references; no mix of kinds gives a longer one.
+TEST(PagesHeaderTest, TheLongestFileSizeBoundsEveryPlan) {
+  PagesHeader h = Sample();
+  PagesHeader all_stored = h, all_references = h;
+  for (auto& p : all_stored.pages) p.kind = PageKind::kData;
+  for (auto& p : all_references.pages) p.kind = PageKind::kRemote;
+  EXPECT_EQ(all_stored.DataBytes(), 8 * 1024 + 5000u);
+  EXPECT_EQ(h.LongestFileSize(), kPagesDataAlign + all_stored.DataBytes() +
+                                     all_references.HeaderBytes() + kPagesTrailerBytes);
+  EXPECT_GE(h.LongestFileSize(), h.FileSize());
+  EXPECT_GE(h.LongestFileSize(), all_stored.FileSize());
+  // The records are not read: an empty plan of the same regions has it too.
+  PagesHeader no_records = h;
+  no_records.pages.clear();
+  EXPECT_EQ(no_records.LongestFileSize(), h.LongestFileSize());
+}
+
 TEST(PagesHeaderTest, FormatOneIsStillRead) {
   PagesHeader h = Sample();
   h.format = kPagesFormatV1;

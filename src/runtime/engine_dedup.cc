@@ -106,8 +106,8 @@ PagesHeader EngineDedup::HeaderFor(const std::string& name, int64_t version, int
 uint64_t EngineDedup::FullPartBytes(const std::vector<Region>& regions, int rank,
                                     int nranks) const {
   // Any name fits: one slot size serves every checkpoint name.
-  return PagesFileBound(
-      HeaderFor(std::string(kMaxNameLength, 'n'), 0, rank, nranks, regions, {}));
+  return HeaderFor(std::string(kMaxNameLength, 'n'), 0, rank, nranks, regions, {})
+      .LongestFileSize();
 }
 
 bool EngineDedup::StreamedInto(const Tier& tier, int64_t version) const {

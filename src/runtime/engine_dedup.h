@@ -101,7 +101,7 @@ class EngineDedup {
                               int nranks);
 
   // The most bytes this rank's pages file of `regions` can take
-  // (PagesFileBound: every page stored, every record as long as a
+  // (PagesHeader::LongestFileSize: every page stored, every record as long as a
   // reference's): the size of the memory tier's reusable slots in this
   // mode, as a plain part's is without it, for a name of any length. A
   // file is created that long and cut to what it holds.

@@ -136,15 +136,5 @@ Result<FileEntry> PagesFileWriter::Finish(const PagesHeader& header) {
   return entry;
 }
 
-uint64_t PagesFileBound(PagesHeader header) {
-  header.format = kPagesFormatVersion;
-  const size_t pages = header.PageLengths().size();
-  header.pages.assign(pages, PageRecord{});  // every page stored
-  const uint64_t data = header.DataBytes();
-  PageRecord reference;
-  reference.kind = PageKind::kRemote;  // the longest record
-  header.pages.assign(pages, reference);
-  return header.DataOffset() + data + header.HeaderBytes() + kPagesTrailerBytes;
-}
 
 }  // namespace cairn

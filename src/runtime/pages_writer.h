@@ -74,10 +74,6 @@ class PagesFileWriter final : public StoredPageSink {
   Status status_;
 };
 
-// The size of a pages file of `header`'s regions with every page stored
-// and every record a reference (the longest a plan can make it).
-uint64_t PagesFileBound(PagesHeader header);
-
 }  // namespace cairn
 
 #endif  // CAIRN_RUNTIME_PAGES_WRITER_H_

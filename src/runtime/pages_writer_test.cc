@@ -55,8 +55,7 @@ Written WriteWith(const Plan& plan, bool mapped, const Write& write) {
   auto env = NewMemEnv();
   Tier tier(env.get(), TierKind::kMemory, "/shm/0", TierConfig{});
   if (mapped) tier.EnableSlots("r000000.", 1);
-  PagesHeader bound = plan.header;
-  PagesFileWriter writer(&tier, "c", 1, "r000000.part", PagesFileBound(bound));
+  PagesFileWriter writer(&tier, "c", 1, "r000000.part", plan.header.LongestFileSize());
   write(writer);
   auto entry = writer.Finish(plan.header);
   EXPECT_TRUE(entry.ok()) << entry.status().ToString();

@@ -49,6 +49,11 @@ Result<bool> Engine::IsDeduplicated(const std::string& name, const AgreedVersion
 
 namespace {
 
+// The manifest of the copy of (tier, version) if it checks, or if only
+// its part's size is wrong and a sidecar may rebuild it (*part_size_wrong
+// set): Engine::CheckCopyOrRepairable.
+using CopyCheck =
+    std::function<Result<Manifest>(const Tier& tier, int64_t version, bool* part_size_wrong)>;
 // Rebuilds the part file of (tier, version) from its ECC sidecar; `cause`
 // is why the copy needs it.
 using PartRepair = std::function<Result<RepairedPart>(
@@ -61,8 +66,8 @@ using PartRepair = std::function<Result<RepairedPart>(
 class PagedCopies {
  public:
   PagedCopies(const std::array<std::unique_ptr<Tier>, kTierKinds>& tiers, std::string name,
-              int rank, int nranks, PartRepair repair)
-      : tiers_(tiers), name_(std::move(name)), rank_(rank), nranks_(nranks),
+              int rank, CopyCheck check, PartRepair repair)
+      : tiers_(tiers), name_(std::move(name)), rank_(rank), check_(std::move(check)),
         repair_(std::move(repair)) {}
 
   // The copy of `version` on tier k, if it is complete, paged and checks.
@@ -95,13 +100,21 @@ class PagedCopies {
   };
   Result<Loaded> LoadFrom(int k, int64_t version) {
     const Tier& t = *tiers_[k];
-    CAIRN_ASSIGN_OR_RETURN(Manifest m, CheckCopy(t, name_, version, rank_, nranks_));
-    if (m.files.empty() || !IsPagedPart(t, name_, version, m.files.front())) {
+    bool part_size_wrong = false;
+    CAIRN_ASSIGN_OR_RETURN(Manifest m, check_(t, version, &part_size_wrong));
+    // A truncated part may have lost what says it is paged: its sidecar
+    // rebuilds it below, and the rebuilt bytes must load as a pages file.
+    if (m.files.empty() ||
+        (!part_size_wrong && !IsPagedPart(t, name_, version, m.files.front()))) {
       return Error(Code::kNotFound, "copy of '{}' version {} on tier '{}' is not paged", name_,
                    version, t.name());
     }
     const FileEntry& part = m.files.front();
-    Result<std::unique_ptr<PagedCopy>> copy = PagedCopy::Load(t, name_, version, part);
+    Result<std::unique_ptr<PagedCopy>> copy =
+        part_size_wrong ? Result<std::unique_ptr<PagedCopy>>(Error(
+                              Code::kCorrupt, "'{}' on tier '{}' is not {} bytes long", part.name,
+                              t.name(), part.size))
+                        : PagedCopy::Load(t, name_, version, part);
     const FileEntry* parity = FindParityEntry(m);
     if (copy.status().code() == Code::kCorrupt && parity != nullptr) {
       CAIRN_ASSIGN_OR_RETURN(RepairedPart repaired,
@@ -117,7 +130,7 @@ class PagedCopies {
   const std::array<std::unique_ptr<Tier>, kTierKinds>& tiers_;
   std::string name_;
   int rank_;
-  int nranks_;
+  CopyCheck check_;
   PartRepair repair_;
   std::map<std::pair<int, int64_t>, Result<Loaded>> loaded_;
 };
@@ -128,7 +141,10 @@ Status Engine::StageDeduplicated(const std::string& name, const AgreedVersion& a
                                  StagedCopy* staged) {
   if (dedup_) dedup_->Forget();  // the next checkpoint starts from a full version
   const std::vector<Region> regions = SortedRegions();
-  PagedCopies copies(tiers_, name, comm_->rank(), comm_->size(),
+  PagedCopies copies(tiers_, name, comm_->rank(),
+                     [this, &name](const Tier& t, int64_t version, bool* part_size_wrong) {
+                       return CheckCopyOrRepairable(t, name, version, part_size_wrong);
+                     },
                      [this, &name](const Tier& t, int64_t version, const FileEntry& part,
                                    const FileEntry& parity, const Status& cause) {
                        return RepairAndCount(t, name, version, part, parity, cause, "restart");

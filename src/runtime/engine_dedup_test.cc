@@ -238,45 +238,54 @@ TEST_F(EngineDedupTest, ADamagedStoredPageFallsBackToTheNextTiersCopy) {
 // With the memory tier's ECC on, a damaged paged copy is rebuilt from its
 // sidecar: there is no other tier to fall back to here, yet the newest
 // version restores bit-exact, through a reference into a damaged older
-// copy too.
+// copy too. Damage is a flipped stored byte, or a pages file cut short
+// (its header and trailer, which say where the pages are, lost with it).
 TEST_F(EngineDedupTest, AnEccSidecarRepairsADamagedPagedCopy) {
   config_.dedup.mode = DedupMode::kCollectiveIncremental;
   config_.tier(TierKind::kMemory).ecc = EccMode::kNormal;
   config_.tier(TierKind::kPfs).enabled = false;
   config_.keep = 4;
-  // Each version's sidecar is encoded in the background after its commit,
-  // and a queued encode of an older version is dropped for a newer one:
-  // each is waited for.
-  RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
-    for (int64_t v = 0; v <= 1; ++v) {
-      fill_(state, rank, v);
-      ASSERT_TRUE(e.Checkpoint("dd", v).ok());
-      ASSERT_TRUE(e.Wait().ok());
+  for (bool truncate : {false, true}) {
+    SCOPED_TRACE(truncate ? "truncated" : "a flipped byte");
+    env_ = NewMemEnv();
+    // Each version's sidecar is encoded in the background after its
+    // commit, and a queued encode of an older version is dropped for a
+    // newer one: each is waited for.
+    RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
+      for (int64_t v = 0; v <= 1; ++v) {
+        fill_(state, rank, v);
+        ASSERT_TRUE(e.Checkpoint("dd", v).ok());
+        ASSERT_TRUE(e.Wait().ok());
+      }
+    });
+    // Version 1's unchanged pages refer to version 0. Damage rank 0's copy
+    // of version 0 and rank 1's of version 1.
+    for (auto [rank, version] : {std::pair{0, int64_t{0}}, std::pair{1, int64_t{1}}}) {
+      auto t = OpenNodeTier(env_.get(), config_, TierKind::kMemory, rank);
+      ASSERT_TRUE(t.ok());
+      auto m = ReadManifest(**t, "dd", version, rank);
+      ASSERT_TRUE(m.ok()) << m.status().ToString();
+      ASSERT_EQ(m->files.size(), 2u);
+      EXPECT_EQ(m->files[1].kind, FileKind::kParity) << "version " << version;
+      auto bytes = (*t)->GetFile("dd", version, PartFileName(rank));
+      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+      if (truncate) {
+        bytes->resize(bytes->size() - 200);
+      } else {
+        (*bytes)[kPagesDataAlign + 5] ^= 0x10;  // the first stored page
+      }
+      ASSERT_TRUE((*t)->PutFile("dd", version, PartFileName(rank), *bytes).ok());
     }
-  });
-  // Version 1's unchanged pages refer to version 0. Damage rank 0's copy
-  // of version 0 and rank 1's of version 1, one stored byte each.
-  for (auto [rank, version] : {std::pair{0, int64_t{0}}, std::pair{1, int64_t{1}}}) {
-    auto t = OpenNodeTier(env_.get(), config_, TierKind::kMemory, rank);
-    ASSERT_TRUE(t.ok());
-    auto m = ReadManifest(**t, "dd", version, rank);
-    ASSERT_TRUE(m.ok()) << m.status().ToString();
-    ASSERT_EQ(m->files.size(), 2u);
-    EXPECT_EQ(m->files[1].kind, FileKind::kParity) << "version " << version;
-    auto bytes = (*t)->GetFile("dd", version, PartFileName(rank));
-    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-    (*bytes)[kPagesDataAlign + 5] ^= 0x10;  // the first stored page
-    ASSERT_TRUE((*t)->PutFile("dd", version, PartFileName(rank), *bytes).ok());
+    RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
+      auto report = e.Restart("dd", 1000);
+      ASSERT_TRUE(report.ok()) << "rank " << rank << ": " << report.status().ToString();
+      EXPECT_EQ(report->version, 1);
+      std::vector<uint8_t> want(state.size());
+      fill_(want, rank, 1);
+      EXPECT_TRUE(state == want) << "rank " << rank << " restored other bytes";
+      EXPECT_GE(e.ecc_shards_corrected(), 1u) << "rank " << rank;
+    });
   }
-  RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
-    auto report = e.Restart("dd", 1000);
-    ASSERT_TRUE(report.ok()) << "rank " << rank << ": " << report.status().ToString();
-    EXPECT_EQ(report->version, 1);
-    std::vector<uint8_t> want(state.size());
-    fill_(want, rank, 1);
-    EXPECT_TRUE(state == want) << "rank " << rank << " restored other bytes";
-    EXPECT_GE(e.ecc_shards_corrected(), 1u) << "rank " << rank;
-  });
 }
 
 TEST_F(EngineDedupTest, RestartTestPassesOverAVersionWhoseReferenceIsGone) {

@@ -169,6 +169,7 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
     }
     DigestPages(view, begin, end, changed, hashed_in_copy ? copied.data() : nullptr, comm.rank(),
                 &plan);
+    for (size_t i = begin; i < end; ++i) local_hashes.Prefetch(plan.records[i].digest);
     stored.clear();
     for (size_t i = begin; i < end; ++i) {
       if (!plan.full) ReferPrevious(i, &plan);

@@ -11,6 +11,13 @@
 
 namespace cairn {
 
+// Stores v at `at` little-endian whatever the host (the compiler makes
+// the loop a single store).
+template <typename T>
+inline void StoreLittleEndian(char* at, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) at[i] = static_cast<char>(v >> (8 * i));
+}
+
 class ByteWriter {
  public:
   void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
@@ -33,10 +40,8 @@ class ByteWriter {
  private:
   template <typename T>
   void Fixed(T v) {
-    // Little-endian whatever the host, appended at once (the compiler makes
-    // the loop a single store): page tables append millions of fields.
     char bytes[sizeof(T)];
-    for (size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<char>(v >> (8 * i));
+    StoreLittleEndian(bytes, v);
     out_.append(bytes, sizeof(T));
   }
   std::string out_;

@@ -22,9 +22,13 @@ uint64_t RecordBytes(const PageRecord& r, size_t digest_bytes) {
   return 2 + digest_bytes + (IsReference(r.kind) ? 4 + 8 : 0);
 }
 
-uint32_t HeaderCrc(std::string bytes) {
-  std::memset(bytes.data() + kCrcOffset, 0, 4);
-  return Crc32c(bytes.data(), bytes.size());
+// The CRC of the header with its CRC field read as zero, without a copy
+// of it (a page table runs to megabytes).
+uint32_t HeaderCrc(std::string_view bytes) {
+  static constexpr char kZeroCrc[4] = {};
+  uint32_t crc = Crc32c(bytes.data(), kCrcOffset);
+  crc = Crc32c(kZeroCrc, sizeof kZeroCrc, crc);
+  return Crc32c(bytes.data() + kCrcOffset + 4, bytes.size() - kCrcOffset - 4, crc);
 }
 
 Status Corrupt(const std::string& origin, const std::string& what) {
@@ -200,13 +204,19 @@ uint64_t PagesHeader::DataBytes() const {
 }
 
 std::string PagesHeader::Encode() const {
+  std::string out(HeaderBytes(), '\0');
+  EncodeTo(out.data());
+  return out;
+}
+
+void PagesHeader::EncodeTo(void* dst) const {
   size_t digest_bytes = DigestBytes(hash);
+  const uint64_t header_bytes = HeaderBytes();
   ByteWriter w;
-  w.data().reserve(HeaderBytes());
   w.Bytes(std::string_view(kPagesMagic, 8));
   w.U32(format);
   w.U32(0);  // CRC, filled in below
-  w.U64(HeaderBytes());
+  w.U64(header_bytes);
   w.U8(static_cast<uint8_t>(hash));
   w.U8(static_cast<uint8_t>(digest_bytes));
   w.U16(0);
@@ -222,19 +232,22 @@ std::string PagesHeader::Encode() const {
     w.U64(r.count);
   }
   w.U64(pages.size());
+  char* const out = static_cast<char*>(dst);
+  std::memcpy(out, w.data().data(), w.data().size());
+  // The records in place: one per page, a megabyte for a few GiB of them.
+  char* at = out + w.data().size();
   for (const auto& p : pages) {
-    w.U8(static_cast<uint8_t>(p.kind));
-    w.U8(p.shareable ? kShareableFlag : 0);
-    w.Bytes(std::string_view(reinterpret_cast<const char*>(p.digest.bytes.data()), digest_bytes));
+    at[0] = static_cast<char>(p.kind);
+    at[1] = static_cast<char>(p.shareable ? kShareableFlag : 0);
+    std::memcpy(at + 2, p.digest.bytes.data(), digest_bytes);
+    at += 2 + digest_bytes;
     if (IsReference(p.kind)) {
-      w.U32(static_cast<uint32_t>(p.rank));
-      w.I64(p.version);
+      StoreLittleEndian(at, static_cast<uint32_t>(p.rank));
+      StoreLittleEndian(at + 4, static_cast<uint64_t>(p.version));
+      at += 12;
     }
   }
-  std::string out = std::move(w.data());
-  uint32_t crc = HeaderCrc(out);
-  for (int i = 0; i < 4; ++i) out[kCrcOffset + i] = static_cast<char>(crc >> (8 * i));
-  return out;
+  StoreLittleEndian(out + kCrcOffset, HeaderCrc(std::string_view(out, header_bytes)));
 }
 
 std::string EncodePagesPreamble() {
@@ -299,7 +312,7 @@ Result<uint64_t> PagesHeaderSize(const std::string& first32, const std::string& 
 Result<PagesHeader> DecodePagesHeader(const std::string& prefix, const std::string& origin) {
   CAIRN_ASSIGN_OR_RETURN(uint64_t header_bytes, PagesHeaderSize(prefix.substr(0, 32), origin));
   if (prefix.size() < header_bytes) return Corrupt(origin, "header truncated");
-  std::string header = prefix.substr(0, header_bytes);
+  const std::string_view header = std::string_view(prefix).substr(0, header_bytes);
   ByteReader r(header);
   PagesHeader h;
   r.Bytes(8);

@@ -145,6 +145,9 @@ struct PagesHeader {
   uint64_t LongestFileSize() const;
   // Exactly HeaderBytes() long; carries a CRC32C of itself.
   std::string Encode() const;
+  // The same into dst, which has HeaderBytes() bytes (a mapped file's next
+  // bytes: no intermediate copy of a megabyte-long page table).
+  void EncodeTo(void* dst) const;
 };
 
 // Format 2's first kPagesDataAlign bytes: the magic, the format version,

@@ -122,14 +122,26 @@ Result<FileEntry> PagesFileWriter::Finish(const PagesHeader& header) {
     return Error(Code::kInternal, "pages file '{}': {} bytes written, the header says {}", file_,
                  written_, header.HeaderOffset());
   }
-  std::string tail = header.Encode() + EncodePagesTrailer(written_);
+  // The header goes straight into a mapped file; through Append otherwise.
+  const uint64_t header_bytes = header.HeaderBytes();
   ExtentChecksummer tail_sum(written_);
-  tail_sum.Update(tail.data(), tail.size());
-  CAIRN_RETURN_IF_ERROR(pending_->file().Append(tail.data(), tail.size()));
+  WritableFile& file = pending_->file();
+  if (uint8_t* to = file.Peek(header_bytes)) {
+    header.EncodeTo(to);
+    tail_sum.Update(to, header_bytes);
+    file.Claim(header_bytes);
+  } else {
+    const std::string encoded = header.Encode();
+    tail_sum.Update(encoded.data(), encoded.size());
+    CAIRN_RETURN_IF_ERROR(file.Append(encoded.data(), encoded.size()));
+  }
+  const std::string trailer = EncodePagesTrailer(written_);
+  tail_sum.Update(trailer.data(), trailer.size());
+  CAIRN_RETURN_IF_ERROR(file.Append(trailer.data(), trailer.size()));
   FileEntry entry;
   entry.kind = FileKind::kPart;
   entry.name = file_;
-  entry.size = written_ + tail.size();
+  entry.size = written_ + header_bytes + trailer.size();
   entry.extents = {data_sum_.Finish(), tail_sum.Finish()};
   CAIRN_RETURN_IF_ERROR(pending_->Commit());
   pending_.reset();

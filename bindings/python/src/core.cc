@@ -114,6 +114,14 @@ py::dict LastCheckpoint() {
   out["bytes"] = info.bytes;
   out["reason"] = std::string(info.reason);
   out["ecc_protected_after"] = info.ecc_protected_after;
+  out["pages_unique"] = info.pages_unique;
+  out["pages_local_dup"] = info.pages_local_dup;
+  out["pages_remote_ref"] = info.pages_remote_ref;
+  out["pages_unchanged"] = info.pages_unchanged;
+  out["pages_hashed"] = info.pages_hashed;
+  out["pages_hashed_in_copy"] = info.pages_hashed_in_copy;
+  out["dedup_hash_seconds"] = info.dedup_hash_seconds;
+  out["dedup_reduce_seconds"] = info.dedup_reduce_seconds;
   return out;
 }
 

@@ -118,6 +118,32 @@ def test_ecc_protection_time_is_reported(comm: MPI.Comm, config: str, ecc_sync: 
     assert np.array_equal(state, np.arange(1 << 16, dtype=np.float64))
 
 
+def test_dedup_page_counts_are_reported(comm: MPI.Comm, config: str) -> None:
+    """With [dedup] on, the pages of a version add up to the protected pages,
+    the repeated ones are duplicates, and the version restores bit-exact."""
+    with open(config, "a", encoding="utf-8") as f:
+        f.write('[dedup]\nmode = "local"\n')
+    pages = 64
+    state = np.zeros(pages * 4096, dtype=np.uint8)
+    for p in range(pages):
+        state[p * 4096:(p + 1) * 4096] = p % 8  # 8 distinct pages
+    expected = state.copy()
+    with cairn.session(comm, config) as c:
+        c.protect(0, state)
+        c.checkpoint("dd", 1)
+        info = c.last_checkpoint()
+        assert info.pages_unique == 8
+        assert info.pages_local_dup == pages - 8
+        assert info.pages_hashed == pages
+        assert 0 <= info.pages_hashed_in_copy <= info.pages_hashed
+        state[:] = 255
+        c.restart("dd", 1)
+    assert np.array_equal(state, expected)
+    off = cairn.CheckpointInfo(version=0, number=0, skipped=False, forced=False, tier="",
+                               rule="", seconds=0.0, bytes=0, reason="")
+    assert off.pages_unique == 0 and off.dedup_hash_seconds == 0.0
+
+
 def test_routed_files_come_back(comm: MPI.Comm, config: str) -> None:
     content = f"rank {comm.Get_rank()} state\n".encode() * 100
     with cairn.session(comm, config) as c:

@@ -114,6 +114,16 @@ class CheckpointInfo:
     #: sidecar (encoded in the background; 0: inside the call with
     #: tiers.memory.ecc_sync); -1 while not protected or without ECC
     ecc_protected_after: float = -1.0
+    #: [dedup] (docs/dedup.md), all 0 with dedup.mode = "off": this rank's
+    #: pages of this version by where their bytes are
+    pages_unique: int = 0  #: stored by this rank in this version
+    pages_local_dup: int = 0  #: equal to a page this rank stores
+    pages_remote_ref: int = 0  #: stored once for the job by another rank
+    pages_unchanged: int = 0  #: unchanged since the previous version
+    pages_hashed: int = 0  #: pages whose digest was computed
+    pages_hashed_in_copy: int = 0  #: of those, hashed in the pass that copied them
+    dedup_hash_seconds: float = 0.0  #: hashing passes of their own
+    dedup_reduce_seconds: float = 0.0  #: the collective top-K reduction
 
 
 @dataclasses.dataclass(frozen=True)

@@ -101,8 +101,8 @@ class EngineDedup {
                               int nranks);
 
   // The most bytes this rank's pages file of `regions` can take
-  // (PagesHeader::LongestFileSize: every page stored, every record as long as a
-  // reference's): the size of the memory tier's reusable slots in this
+  // (PagesHeader::LongestFileSize: every page stored, every record as long
+  // as a reference's): the size of the memory tier's reusable slots in this
   // mode, as a plain part's is without it, for a name of any length. A
   // file is created that long and cut to what it holds.
   uint64_t FullPartBytes(const std::vector<Region>& regions, int rank, int nranks) const;

@@ -129,7 +129,10 @@ Result<FileEntry> PagesFileWriter::Finish(const PagesHeader& header) {
   if (uint8_t* to = file.Peek(header_bytes)) {
     header.EncodeTo(to);
     tail_sum.Update(to, header_bytes);
-    file.Claim(header_bytes);
+    if (file.Claim(header_bytes) == nullptr) {
+      return Error(Code::kInternal, "pages file '{}': the header's {} bytes were peeked at but "
+                   "could not be claimed", file_, header_bytes);
+    }
   } else {
     const std::string encoded = header.Encode();
     tail_sum.Update(encoded.data(), encoded.size());
@@ -147,6 +150,5 @@ Result<FileEntry> PagesFileWriter::Finish(const PagesHeader& header) {
   pending_.reset();
   return entry;
 }
-
 
 }  // namespace cairn

@@ -2,9 +2,9 @@
 // format/page_table.h) on a tier as its plan is made or from a finished
 // plan (engine_dedup.h): the preamble, the stored pages as they come (or
 // copied ahead of the plan's decision into a mapped file, hashed in the
-// same pass), then the header and the trailer, and commits it. Stored pages that follow each
-// other in memory go out as one run, copied and checksummed in one pass
-// (AppendChecksummed). The file is created at the first byte written,
+// same pass), then the header and the trailer, and commits it. Stored
+// pages that follow each other in memory go out as one run, copied and
+// checksummed in one pass (AppendChecksummed). The file is created at the first byte written,
 // `create_bytes` long (its exact size, or as long as it could grow while
 // its plan is not known), and ends where the writing ends. The first
 // failure is kept and returned by Finish; nothing is written after it.

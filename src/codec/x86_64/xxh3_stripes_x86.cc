@@ -36,8 +36,7 @@ uint64_t MergeAccumulators(const uint64_t (&acc)[8], const uint8_t* secret, uint
 
 }  // namespace
 
-Xxh3Hash128 FinishXxh3Long(const uint64_t (&acc)[8], size_t n) {
-  const uint8_t* secret = Xxh3DefaultSecret();
+Xxh3Hash128 FinishXxh3Long(const uint64_t (&acc)[8], size_t n, const uint8_t* secret) {
   const uint64_t length = n;
   Xxh3Hash128 h;
   h.low64 = MergeAccumulators(acc, secret + kXxh3MergeLowKey, length * kXxhPrime64_1);

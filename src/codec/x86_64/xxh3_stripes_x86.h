@@ -50,8 +50,9 @@ inline constexpr uint64_t kXxhPrime64_3 = 0x165667B19E3779F9ull;
 inline constexpr uint64_t kXxhPrime64_4 = 0x85EBCA77C2B2AE63ull;
 inline constexpr uint64_t kXxhPrime64_5 = 0x27D4EB2F165667C5ull;
 
-// XXH3_128bits' final step from the eight accumulators of an n-byte input.
-Xxh3Hash128 FinishXxh3Long(const uint64_t (&acc)[8], size_t n);
+// XXH3_128bits' final step from the eight accumulators of an n-byte input
+// hashed with `secret` (Xxh3DefaultSecret()).
+Xxh3Hash128 FinishXxh3Long(const uint64_t (&acc)[8], size_t n, const uint8_t* secret);
 
 // The loop's state in two 256-bit registers, for a run of pages of
 // `page` bytes each hashed on its own: the input is fed whole strides in
@@ -101,7 +102,7 @@ class Xxh3Stripes {
     alignas(32) uint64_t acc[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(acc), acc_[0]);
     _mm256_store_si256(reinterpret_cast<__m256i*>(acc + 4), acc_[1]);
-    return FinishXxh3Long(acc, page_);
+    return FinishXxh3Long(acc, page_, secret_);
   }
 
   // One stripe, as its two halves: accumulator i gains the stripe's 64-bit

@@ -5,9 +5,12 @@
 
 namespace cairn {
 
-DigestIndex::DigestIndex(size_t capacity, const std::vector<PageRecord>& records)
-    : records_(records), slots_(std::bit_ceil(std::max<size_t>(2 * capacity, 2))),
-      mask_(slots_.size() - 1) {}
+void DigestIndex::Reset(size_t capacity, const std::vector<PageRecord>& records) {
+  records_ = &records;
+  slots_.assign(std::bit_ceil(std::max<size_t>(2 * capacity, 2)), Slot{});
+  mask_ = slots_.size() - 1;
+  size_ = 0;
+}
 
 size_t DigestIndex::Probe(const PageDigest& digest) const {
   const uint32_t tag = Tag(digest);
@@ -15,12 +18,12 @@ size_t DigestIndex::Probe(const PageDigest& digest) const {
     const Slot& slot = slots_[i];
     if (slot.page == kEmpty) return i;
     // The record is read only where 32 bits of the digest agree.
-    if (slot.tag == tag && records_[slot.page].digest == digest) return i;
+    if (slot.tag == tag && (*records_)[slot.page].digest == digest) return i;
   }
 }
 
 std::optional<size_t> DigestIndex::FindOrAdd(size_t page) {
-  const PageDigest& digest = records_[page].digest;
+  const PageDigest& digest = (*records_)[page].digest;
   Slot& slot = slots_[Probe(digest)];
   if (slot.page != kEmpty) return slot.page;
   slot.tag = Tag(digest);
@@ -37,7 +40,7 @@ std::vector<PageDigest> DigestIndex::Digests() const {
   std::vector<PageDigest> out;
   out.reserve(size_);
   for (const Slot& slot : slots_) {
-    if (slot.page != kEmpty) out.push_back(records_[slot.page].digest);
+    if (slot.page != kEmpty) out.push_back((*records_)[slot.page].digest);
   }
   return out;
 }

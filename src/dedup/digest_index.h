@@ -29,7 +29,15 @@ class DigestIndex {
   // Room for `capacity` distinct digests, those of `records` (the plan's
   // records, which outlive the index and keep their places).
   // REQUIRES: capacity <= kMaxPages.
-  DigestIndex(size_t capacity, const std::vector<PageRecord>& records);
+  DigestIndex(size_t capacity, const std::vector<PageRecord>& records) {
+    Reset(capacity, records);
+  }
+  // Empty, holding no records until Reset.
+  DigestIndex() = default;
+  // Empties the index for other records, in the memory it has where that
+  // is enough: a planner keeps one index from version to version, whose
+  // table, allocated afresh, the kernel would fault in page by page.
+  void Reset(size_t capacity, const std::vector<PageRecord>& records);
 
   // The page indexed under records[page].digest if there is one;
   // otherwise indexes `page` under it and returns nothing. REQUIRES:
@@ -65,9 +73,9 @@ class DigestIndex {
   // The slot of `digest`, or the empty slot where it would go.
   size_t Probe(const PageDigest& digest) const;
 
-  const std::vector<PageRecord>& records_;
+  const std::vector<PageRecord>* records_ = nullptr;
   std::vector<Slot> slots_;  // a power of two, at most half full
-  size_t mask_;
+  size_t mask_ = 0;
   size_t size_ = 0;
 };
 

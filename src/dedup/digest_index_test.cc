@@ -72,5 +72,28 @@ TEST(DigestIndexTest, DigestsSharingTheirProbeAndTagBytesStayApart) {
   EXPECT_FALSE(index.Contains(DigestOf(43, 7)));
 }
 
+// An index reset for other records (a planner keeps one from version to
+// version) holds none of the earlier ones, with a table smaller or larger
+// than before.
+TEST(DigestIndexTest, AResetIndexHoldsOnlyItsNewRecords) {
+  std::vector<PageDigest> before, after;
+  for (uint64_t i = 0; i < 1000; ++i) before.push_back(DigestOf(i * 0x9E3779B97F4A7C15ULL, 1));
+  for (uint64_t i = 0; i < 10; ++i) after.push_back(DigestOf(i * 0x9E3779B97F4A7C15ULL, 2));
+  after.push_back(after[3]);
+  const std::vector<PageRecord> old_records = RecordsOf(before);
+  const std::vector<PageRecord> new_records = RecordsOf(after);
+  DigestIndex index(before.size(), old_records);
+  for (size_t page = 0; page < before.size(); ++page) ASSERT_FALSE(index.FindOrAdd(page));
+  index.Reset(after.size(), new_records);
+  EXPECT_EQ(index.size(), 0u);
+  EXPECT_FALSE(index.Contains(before[3]));
+  for (size_t page = 0; page < 10; ++page) EXPECT_FALSE(index.FindOrAdd(page)) << "page " << page;
+  EXPECT_EQ(index.FindOrAdd(10), 3u);
+  index.Reset(before.size(), old_records);
+  EXPECT_FALSE(index.Contains(after[0]));
+  for (size_t page = 0; page < before.size(); ++page) ASSERT_FALSE(index.FindOrAdd(page));
+  EXPECT_EQ(index.size(), before.size());
+}
+
 }  // namespace
 }  // namespace cairn

@@ -2,8 +2,13 @@
 
 namespace cairn {
 
-PageView::PageView(const std::vector<RegionBytes>& regions, uint32_t page_size)
-    : page_size_(page_size) {
+void PageView::Assign(const std::vector<RegionBytes>& regions, uint32_t page_size) {
+  page_size_ = page_size;
+  total_bytes_ = 0;
+  size_t pages = 0;
+  for (const RegionBytes& r : regions) pages += (r.bytes + page_size - 1) / page_size;
+  pages_.clear();
+  pages_.reserve(pages);
   for (const RegionBytes& r : regions) {
     total_bytes_ += r.bytes;
     for (uint64_t offset = 0; offset < r.bytes; offset += page_size) {

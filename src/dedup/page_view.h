@@ -28,7 +28,15 @@ class PageView {
     uint64_t bytes = 0;
   };
   // REQUIRES: page_size > 0.
-  PageView(const std::vector<RegionBytes>& regions, uint32_t page_size);
+  PageView(const std::vector<RegionBytes>& regions, uint32_t page_size) {
+    Assign(regions, page_size);
+  }
+  // No pages.
+  PageView() = default;
+  // The pages of other regions, in the memory the view has where that is
+  // enough (a checkpoint's view is remade in every version).
+  // REQUIRES: page_size > 0.
+  void Assign(const std::vector<RegionBytes>& regions, uint32_t page_size);
 
   uint32_t page_size() const { return page_size_; }
   size_t size() const { return pages_.size(); }
@@ -39,7 +47,7 @@ class PageView {
   uint64_t total_bytes() const { return total_bytes_; }
 
  private:
-  uint32_t page_size_;
+  uint32_t page_size_ = 0;
   uint64_t total_bytes_ = 0;
   std::vector<PageSpan> pages_;
 };

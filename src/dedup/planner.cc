@@ -145,8 +145,9 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
   // ranks hold, and so probably finds none again; if it finds stored pages
   // that another rank stores, the plan ends unstreamed.
   plan.streamed = sink != nullptr && (!collective || unshared_since_.has_value());
-  plan.records.resize(view.size());
-  DigestIndex local_hashes(view.size(), plan.records);
+  plan.records = std::move(spare_records_);
+  plan.records.assign(view.size(), PageRecord{});
+  local_hashes_.Reset(view.size(), plan.records);
   std::vector<size_t> stored;
   // Chunks of pages small enough to stay in cache from their hashing to
   // the sink's copy, or from the sink's copy ahead to their hashing.
@@ -169,18 +170,18 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
     }
     DigestPages(view, begin, end, changed, hashed_in_copy ? copied.data() : nullptr, comm.rank(),
                 &plan);
-    for (size_t i = begin; i < end; ++i) local_hashes.Prefetch(plan.records[i].digest);
+    for (size_t i = begin; i < end; ++i) local_hashes_.Prefetch(plan.records[i].digest);
     stored.clear();
     for (size_t i = begin; i < end; ++i) {
       if (!plan.full) ReferPrevious(i, &plan);
-      DedupLocally(view, i, &local_hashes, &plan);
+      DedupLocally(view, i, &local_hashes_, &plan);
       if (plan.records[i].kind == PageKind::kData) stored.push_back(i);
     }
     if (plan.streamed && !stored.empty()) sink->Store(view, stored);
     guess_whole = stored.size() == end - begin;
   }
   if (collective) {
-    CAIRN_ASSIGN_OR_RETURN(CollectiveOutcome outcome, DedupCollectively(comm, local_hashes, &plan));
+    CAIRN_ASSIGN_OR_RETURN(CollectiveOutcome outcome, DedupCollectively(comm, local_hashes_, &plan));
     plan.collective = true;
     if (outcome.stored_became_references) plan.streamed = false;
     if (outcome.shared) {
@@ -201,7 +202,12 @@ void DedupPlanner::Committed(const DedupPlan& plan, const PageView& view, int ra
   Previous next;
   next.version = plan.version;
   next.since_full = plan.full || !previous_ ? 0 : previous_->since_full + 1;
-  next.locations = plan.records;
+  // In the memory of the version it replaces (see spare_records_).
+  if (previous_) {
+    next.locations = std::move(previous_->locations);
+    next.lengths = std::move(previous_->lengths);
+  }
+  next.locations.assign(plan.records.begin(), plan.records.end());
   next.lengths.resize(view.size());
   for (size_t i = 0; i < view.size(); ++i) {
     next.lengths[i] = view.page(i).length;

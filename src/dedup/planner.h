@@ -130,6 +130,9 @@ class DedupPlanner {
   // The plan's version is committed on every rank: the next version's
   // unchanged pages may refer to it. `rank` is this rank.
   void Committed(const DedupPlan& plan, const PageView& view, int rank);
+  // Takes back a plan that is no longer needed, whose records the next
+  // Plan is made in (see spare_records_).
+  void Recycle(DedupPlan&& plan) { spare_records_ = std::move(plan.records); }
   // The next version is full and takes the collective step (after a
   // restart, or a failed checkpoint whose version may be gone).
   void Forget() {
@@ -187,6 +190,12 @@ class DedupPlanner {
   DedupOptions options_;
   PageHasher hasher_;
   std::optional<Previous> previous_;
+  // Memory a plan is made in, kept from one version to the next: the
+  // records and the index are a megabyte per 64 MiB of pages that, were
+  // they allocated afresh (glibc maps blocks this large anew each time),
+  // the kernel would fault in and zero page by page in every checkpoint.
+  std::vector<PageRecord> spare_records_;
+  DigestIndex local_hashes_;
   // Versions planned since a collective step found no page two ranks
   // hold; empty when the last one found some, or none ran.
   std::optional<int> unshared_since_;

@@ -50,6 +50,18 @@ TEST(PageViewTest, RegionsArePagedFromTheirFirstByteWithAShortLastPage) {
   EXPECT_EQ(view.total_bytes(), a.size() + b.size());
 }
 
+TEST(PageViewTest, AViewAssignedOtherRegionsHasOnlyTheirPages) {
+  std::vector<uint8_t> a(5 * kPage + 7);
+  std::vector<uint8_t> b(kPage + 1);
+  PageView view({{1, a.data(), a.size()}}, kPage);
+  view.Assign({{2, b.data(), b.size()}}, 512);
+  ASSERT_EQ(view.size(), 9u);
+  EXPECT_EQ(view.page_size(), 512u);
+  EXPECT_EQ(view.page(0).data, b.data());
+  EXPECT_EQ(view.page(8).length, 1u);
+  EXPECT_EQ(view.total_bytes(), b.size());
+}
+
 TEST(PlannerTest, LocalDedupFollowsAlgorithmOne) {
   DedupPlanner planner({});
   auto buf = Pages({1, 2, 1, 1}, 10);  // plus a 10-byte tail page
@@ -397,6 +409,31 @@ TEST(PlannerTest, ProbeEveryOneTakesTheCollectiveStepEveryVersion) {
   auto plans = PlanVersionsOnRanks(2, 3, {.collective = true, .probe_every = 1}, tags_of);
   for (const auto& rank_plans : plans) {
     for (const DedupPlan& p : rank_plans) EXPECT_TRUE(p.collective) << "version " << p.version;
+  }
+}
+
+// A planner made to reuse an earlier plan's memory (Recycle) plans as a
+// fresh one does: nothing of the old plan's records or index leaks into
+// the new plan, whether it has more pages or fewer.
+TEST(PlannerTest, ARecycledPlanIsTheSameAsAFreshOne) {
+  DedupPlanner reused({});
+  const auto first = Pages({1, 2, 3, 1, 2, 3, 4, 5});
+  const auto fewer = Pages({5, 6, 5}, 10);
+  const auto more = Pages({7, 1, 7, 8, 9, 9, 1, 2, 3, 4, 7});
+  int64_t version = 0;
+  for (const auto* buf : {&first, &fewer, &more, &first}) {
+    DedupPlan plan = PlanAlone(reused, *buf, version);
+    DedupPlanner fresh({});
+    DedupPlan expected = PlanAlone(fresh, *buf, version);
+    EXPECT_EQ(Kinds(plan), Kinds(expected)) << "version " << version;
+    ASSERT_EQ(plan.records.size(), expected.records.size());
+    for (size_t i = 0; i < plan.records.size(); ++i) {
+      EXPECT_EQ(plan.records[i].digest, expected.records[i].digest) << "page " << i;
+    }
+    EXPECT_EQ(plan.counts.unique, expected.counts.unique);
+    EXPECT_EQ(plan.counts.local_dup, expected.counts.local_dup);
+    reused.Recycle(std::move(plan));
+    ++version;
   }
 }
 

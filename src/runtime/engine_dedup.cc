@@ -39,7 +39,11 @@ EngineDedup::EngineDedup(const DedupSettings& settings) : settings_(settings) {}
 
 Status EngineDedup::Plan(Comm& comm, const std::string& name, const std::vector<Region>& regions,
                          int64_t version, const ChangedPagesByRegion& changed, Tier* stream_to) {
-  planned_ = &names_.try_emplace(name, DedupOptionsFor(settings_)).first->second;
+  NameState& state = names_.try_emplace(name, DedupOptionsFor(settings_)).first->second;
+  // The last plan's memory goes to this one.
+  if (plan_) state.planner.Recycle(std::move(*plan_));
+  plan_.reset();
+  planned_ = &state;
   streamed_.reset();
   DedupPlanner& planner = planned_->planner;
   regions_ = regions;
@@ -47,20 +51,19 @@ Status EngineDedup::Plan(Comm& comm, const std::string& name, const std::vector<
   for (const Region& r : regions) {
     bytes.push_back({r.id, static_cast<const uint8_t*>(r.ptr), r.bytes()});
   }
-  view_.emplace(bytes, static_cast<uint32_t>(settings_.page_size));
-  plan_.reset();
+  view_.Assign(bytes, static_cast<uint32_t>(settings_.page_size));
   const std::vector<bool> mask =
-      ChangedPageMask(regions, planned_->committed_regions, view_->page_size(), changed,
+      ChangedPageMask(regions, planned_->committed_regions, view_.page_size(), changed,
                       planner.previous_version());
   std::unique_ptr<PagesFileWriter> writer;
   const bool nearly_full =
-      !planned_->stored_bytes || *planned_->stored_bytes >= view_->total_bytes() / 10 * 9;
+      !planned_->stored_bytes || *planned_->stored_bytes >= view_.total_bytes() / 10 * 9;
   if (stream_to != nullptr && nearly_full) {
     writer = std::make_unique<PagesFileWriter>(stream_to, name, version, PartFileName(comm.rank()),
                                                FullPartBytes(regions, comm.rank(), comm.size()));
   }
   Result<DedupPlan> plan =
-      planner.Plan(comm, *view_, version, mask.empty() ? nullptr : &mask, writer.get());
+      planner.Plan(comm, view_, version, mask.empty() ? nullptr : &mask, writer.get());
   if (plan.ok()) {
     plan_ = std::move(plan).value();
     if (plan_->streamed) streamed_ = std::move(writer);
@@ -116,7 +119,9 @@ bool EngineDedup::StreamedInto(const Tier& tier, int64_t version) const {
 
 Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, int64_t version,
                                          int rank, int nranks) {
-  const PagesHeader header = HeaderFor(name, version, rank, nranks, regions_, plan_->records);
+  // The plan lends the header its records while the file is written (a
+  // copy would be a megabyte per 64 MiB of pages, in fresh memory).
+  PagesHeader header = HeaderFor(name, version, rank, nranks, regions_, std::move(plan_->records));
   std::unique_ptr<PagesFileWriter> writer;
   if (StreamedInto(tier, version)) {
     writer = std::move(streamed_);
@@ -127,17 +132,19 @@ Result<FileEntry> EngineDedup::WritePart(Tier& tier, const std::string& name, in
     writer = std::make_unique<PagesFileWriter>(&tier, name, version, PartFileName(rank),
                                                header.FileSize());
     std::vector<size_t> stored;
-    for (size_t i = 0; i < plan_->records.size(); ++i) {
-      if (plan_->records[i].kind == PageKind::kData) stored.push_back(i);
+    for (size_t i = 0; i < header.pages.size(); ++i) {
+      if (header.pages[i].kind == PageKind::kData) stored.push_back(i);
     }
-    writer->Store(*view_, stored);
+    writer->Store(view_, stored);
   }
-  return writer->Finish(header);
+  Result<FileEntry> entry = writer->Finish(header);
+  plan_->records = std::move(header.pages);
+  return entry;
 }
 
 void EngineDedup::Committed(int rank) {
-  if (!plan_ || !view_ || planned_ == nullptr) return;
-  planned_->planner.Committed(*plan_, *view_, rank);
+  if (!plan_ || planned_ == nullptr) return;
+  planned_->planner.Committed(*plan_, view_, rank);
   planned_->committed_regions = regions_;
   planned_->stored_bytes = plan_->counts.data_bytes;
 }

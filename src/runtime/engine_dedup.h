@@ -130,7 +130,7 @@ class EngineDedup {
   std::map<std::string, NameState> names_;
   NameState* planned_ = nullptr;  // the name of the plan
   std::vector<Region> regions_;  // of the plan
-  std::optional<PageView> view_;
+  PageView view_;  // of the plan
   std::optional<DedupPlan> plan_;
   std::vector<int64_t> references_;
   std::unique_ptr<PagesFileWriter> streamed_;  // written while planned, not finished

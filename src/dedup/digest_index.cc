@@ -36,13 +36,12 @@ bool DigestIndex::Contains(const PageDigest& digest) const {
   return slots_[Probe(digest)].page != kEmpty;
 }
 
-std::vector<PageDigest> DigestIndex::Digests() const {
-  std::vector<PageDigest> out;
-  out.reserve(size_);
+void DigestIndex::Digests(std::vector<PageDigest>* out) const {
+  out->clear();
+  out->reserve(size_);
   for (const Slot& slot : slots_) {
-    if (slot.page != kEmpty) out.push_back((*records_)[slot.page].digest);
+    if (slot.page != kEmpty) out->push_back((*records_)[slot.page].digest);
   }
-  return out;
 }
 
 }  // namespace cairn

@@ -50,8 +50,9 @@ class DigestIndex {
     __builtin_prefetch(&slots_[Home(digest)], /*rw=*/1);
   }
   size_t size() const { return size_; }
-  // The digests indexed, in no particular order.
-  std::vector<PageDigest> Digests() const;
+  // The digests indexed, in no particular order, into *out (replacing
+  // what it held, in its memory).
+  void Digests(std::vector<PageDigest>* out) const;
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;

@@ -24,10 +24,11 @@ void Truncate(HashFreqSet* set, size_t threshold) {
 
 }  // namespace
 
-HashFreqSet HashMerger(const HashFreqSet& left, const HashFreqSet& right, int nranks,
-                       size_t threshold) {
+void HashMerger(const HashFreqSet& left, const HashFreqSet& right, int nranks, size_t threshold,
+                HashFreqSet* result_set) {
   std::vector<uint64_t> page_load(static_cast<size_t>(nranks), 0);  // lines 2-4
-  HashFreqSet result;
+  HashFreqSet& result = *result_set;
+  result.clear();
   result.reserve(left.size() + right.size());
   // Tuples that both sides hold: (index in result, owner on the right);
   // the result holds the left one's until the owner is chosen.
@@ -62,17 +63,16 @@ HashFreqSet HashMerger(const HashFreqSet& left, const HashFreqSet& right, int nr
     ++page_load[static_cast<size_t>(owner)];
   }
   Truncate(&result, threshold);
-  return result;
 }
 
-HashFreqSet LocalHashFreq(std::vector<PageDigest> digests, int rank, size_t threshold) {
-  std::sort(digests.begin(), digests.end());
-  digests.erase(std::unique(digests.begin(), digests.end()), digests.end());
-  HashFreqSet set;
-  set.reserve(digests.size());
-  for (const PageDigest& d : digests) set.push_back({d, 1, rank});
-  Truncate(&set, threshold);
-  return set;
+void LocalHashFreq(std::vector<PageDigest>* digests, int rank, size_t threshold,
+                   HashFreqSet* result) {
+  std::sort(digests->begin(), digests->end());
+  digests->erase(std::unique(digests->begin(), digests->end()), digests->end());
+  result->clear();
+  result->reserve(digests->size());
+  for (const PageDigest& d : *digests) result->push_back({d, 1, rank});
+  Truncate(result, threshold);
 }
 
 std::string EncodeHashFreqSet(const HashFreqSet& set, size_t digest_bytes) {
@@ -88,16 +88,18 @@ std::string EncodeHashFreqSet(const HashFreqSet& set, size_t digest_bytes) {
   return std::move(w.data());
 }
 
-Result<HashFreqSet> DecodeHashFreqSet(std::string_view bytes, size_t digest_bytes, int nranks,
-                                      const std::string& origin) {
+Status DecodeHashFreqSet(std::string_view bytes, size_t digest_bytes, int nranks,
+                         const std::string& origin, HashFreqSet* result) {
   ByteReader r(bytes);
   uint8_t width = r.U8();
   uint64_t n = r.U64();
   if (!r.ok() || width != digest_bytes || n > r.remaining() / (digest_bytes + 12)) {
     return Error(Code::kCorrupt, "top-K set from {}: truncated or of another digest width", origin);
   }
-  HashFreqSet set(n);
+  HashFreqSet& set = *result;
+  set.resize(n);
   for (HashFreq& t : set) {
+    t.digest = PageDigest{};  // zero-padded past digest_bytes, whatever the set held
     r.CopyTo(t.digest.bytes.data(), digest_bytes);
     t.count = r.U64();
     t.owner = static_cast<int32_t>(r.U32());
@@ -118,7 +120,7 @@ Result<HashFreqSet> DecodeHashFreqSet(std::string_view bytes, size_t digest_byte
   if (!r.ok() || r.remaining() != 0 || !ascending) {
     return Error(Code::kCorrupt, "top-K set from {}: malformed", origin);
   }
-  return set;
+  return Status::Ok();
 }
 
 }  // namespace cairn

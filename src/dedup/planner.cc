@@ -99,21 +99,22 @@ Result<bool> DedupPlanner::AllSkipCollective(Comm& comm) const {
   return comm.AllTrue(mine);
 }
 
-Result<DedupPlanner::CollectiveOutcome> DedupPlanner::DedupCollectively(
-    Comm& comm, const DigestIndex& local_hashes, DedupPlan* plan) const {
+Result<DedupPlanner::CollectiveOutcome> DedupPlanner::DedupCollectively(Comm& comm,
+                                                                        DedupPlan* plan) {
   auto start = std::chrono::steady_clock::now();
-  HashFreqSet hash_freq = LocalHashFreq(local_hashes.Digests(), comm.rank(), options_.threshold);
-  CAIRN_ASSIGN_OR_RETURN(HashFreqSet top_k, AllReduceTopK(comm, std::move(hash_freq), hasher_.digest_bytes(),
-                                                          options_.threshold));
+  local_hashes_.Digests(&local_digests_);
+  LocalHashFreq(&local_digests_, comm.rank(), options_.threshold, &top_k_.set);
+  CAIRN_RETURN_IF_ERROR(AllReduceTopK(comm, hasher_.digest_bytes(), options_.threshold, &top_k_));
+  const HashFreqSet& top_k = top_k_.set;
   plan->reduce_seconds = SecondsSince(start);
   CollectiveOutcome outcome;
   outcome.shared = !top_k.empty();  // it holds only pages of two ranks or more
   // Lines 17-21: digest -> owner for the pages another rank stores.
   std::unordered_map<PageDigest, int32_t, PageDigestHash> owned_elsewhere;
   for (const HashFreq& t : top_k) {
-    if (t.owner != comm.rank() && local_hashes.Contains(t.digest)) owned_elsewhere[t.digest] = t.owner;
+    if (t.owner != comm.rank() && local_hashes_.Contains(t.digest)) owned_elsewhere[t.digest] = t.owner;
   }
-  // Each digest in local_hashes is that of a stored page.
+  // Each digest in local_hashes_ is that of a stored page.
   outcome.stored_became_references = !owned_elsewhere.empty();
   if (!outcome.stored_became_references) return outcome;
   for (PageRecord& r : plan->records) {
@@ -181,7 +182,7 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
     guess_whole = stored.size() == end - begin;
   }
   if (collective) {
-    CAIRN_ASSIGN_OR_RETURN(CollectiveOutcome outcome, DedupCollectively(comm, local_hashes_, &plan));
+    CAIRN_ASSIGN_OR_RETURN(CollectiveOutcome outcome, DedupCollectively(comm, &plan));
     plan.collective = true;
     if (outcome.stored_became_references) plan.streamed = false;
     if (outcome.shared) {

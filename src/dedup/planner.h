@@ -21,6 +21,7 @@
 #include "dedup/digest_index.h"
 #include "dedup/page_hash.h"
 #include "dedup/page_view.h"
+#include "dedup/top_k.h"
 #include "format/page_table.h"
 
 namespace cairn {
@@ -183,9 +184,8 @@ class DedupPlanner {
     bool stored_became_references = false;  // on this rank
   };
   // Lines 12-21: the pages of a digest whose designated owner is another
-  // rank become references to it.
-  Result<CollectiveOutcome> DedupCollectively(Comm& comm, const DigestIndex& local_hashes,
-                                              DedupPlan* plan) const;
+  // rank become references to it (local_hashes_: this version's digests).
+  Result<CollectiveOutcome> DedupCollectively(Comm& comm, DedupPlan* plan);
 
   DedupOptions options_;
   PageHasher hasher_;
@@ -196,6 +196,8 @@ class DedupPlanner {
   // the kernel would fault in and zero page by page in every checkpoint.
   std::vector<PageRecord> spare_records_;
   DigestIndex local_hashes_;
+  std::vector<PageDigest> local_digests_;  // the collective step's input
+  TopKBuffers top_k_;
   // Versions planned since a collective step found no page two ranks
   // hold; empty when the last one found some, or none ran.
   std::optional<int> unshared_since_;

@@ -18,9 +18,20 @@
 
 namespace cairn {
 
-// Collective. kCorrupt (on every rank) if a rank received a malformed set.
-Result<HashFreqSet> AllReduceTopK(Comm& comm, HashFreqSet local, size_t digest_bytes,
-                                  size_t threshold);
+// The memory the step works in, which a caller that takes it in every
+// checkpoint keeps from one to the next (hash_merger.h).
+struct TopKBuffers {
+  // This rank's partial result: its own set (LocalHashFreq) before the
+  // step, the job's top-K after it.
+  HashFreqSet set;
+  HashFreqSet received;  // a child's, decoded
+  HashFreqSet merged;    // set merged with received, then swapped with set
+};
+
+// Collective: buffers->set goes in as this rank's own set and comes out as
+// the job's top-K. kCorrupt (on every rank) if a rank received a malformed
+// set.
+Status AllReduceTopK(Comm& comm, size_t digest_bytes, size_t threshold, TopKBuffers* buffers);
 
 }  // namespace cairn
 

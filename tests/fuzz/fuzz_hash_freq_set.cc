@@ -31,20 +31,22 @@ void FuzzOne(const std::string& input) {
   const int nranks = 1 + static_cast<uint8_t>(input[1]);
   const std::string message = input.substr(2);
   const std::string origin = "rank 3";
-  Result<HashFreqSet> set = DecodeHashFreqSet(message, width, nranks, origin);
-  if (!set.ok()) {
-    CheckRefusal(set.status(), Code::kCorrupt, origin);
+  HashFreqSet set;
+  Status decoded = DecodeHashFreqSet(message, width, nranks, origin, &set);
+  if (!decoded.ok()) {
+    CheckRefusal(decoded, Code::kCorrupt, origin);
     return;
   }
-  CheckSet(*set, nranks, "decoded");
-  for (const HashFreq& t : *set) {
+  CheckSet(set, nranks, "decoded");
+  for (const HashFreq& t : set) {
     CAIRN_FUZZ_CHECK(t.count >= 1 && t.count <= static_cast<uint64_t>(nranks),
                      "a page held by {} of {} ranks", t.count, nranks);
   }
-  CAIRN_FUZZ_CHECK(EncodeHashFreqSet(*set, width) == message,
+  CAIRN_FUZZ_CHECK(EncodeHashFreqSet(set, width) == message,
                    "the set does not encode back to its message");
-  const size_t threshold = 1 + set->size() / 2;
-  HashFreqSet merged = HashMerger(*set, *set, nranks, threshold);
+  const size_t threshold = 1 + set.size() / 2;
+  HashFreqSet merged;
+  HashMerger(set, set, nranks, threshold, &merged);
   CheckSet(merged, nranks, "merged");
   CAIRN_FUZZ_CHECK(merged.size() <= threshold, "{} tuples kept of a threshold of {}",
                    merged.size(), threshold);

@@ -18,7 +18,9 @@
 //   memory first-checkpoint
 //                      the first cairn_checkpoint of a fresh instance (init,
 //                      protect, fill the data, wait for the slot reservation,
-//                      which is reported apart); same baselines as checkpoint
+//                      which is reported apart), with no earlier version of
+//                      its name, as in a job's first run; same baselines as
+//                      checkpoint
 //   ssd checkpoint     cairn_checkpoint, tier = ssd only (persisted), under --dir
 //                      raw:    write() + fsync() of a fresh file in --dir
 //                      direct: O_DIRECT write() + fdatasync() of a fresh file
@@ -903,11 +905,16 @@ bool BenchFirstCheckpoint(Run& r, const std::string& config, const std::string& 
     return t >= 0;
   };
   std::vector<Method> methods;
-  methods.push_back({-1, "cairn", open_fresh,
-                     CheckpointOp(name, version),
-                     [&](std::string* e) {
-                       return CairnClose(r) || (*e = "cairn_finalize failed", false);
-                     }});
+  // Each instance starts as a job's first run does, with no version of
+  // its name: the close deletes them, else the next instance's first
+  // checkpoint would retire the last one's (a restarted job's case, whose
+  // background deletion then shares the core with the call).
+  auto close = [&](std::string* e) {
+    int rc = cairn_delete(name.c_str());
+    if (rc != CAIRN_SUCCESS) return CairnFailed("cairn_delete", rc, e);
+    return CairnClose(r) || (*e = "cairn_finalize failed", false);
+  };
+  methods.push_back({-1, "cairn", open_fresh, CheckpointOp(name, version), close});
   AddFreshShmBaselines(&methods, raw_dir, "first-raw", rank, buf, n, version, shm_dst, fill);
   for (version = 0; version <= r.opt.reps; ++version) {
     keep = version > 0;

@@ -1,12 +1,14 @@
 #include "dedup/page_view.h"
 
+#include "format/page_table.h"
+
 namespace cairn {
 
 void PageView::Assign(const std::vector<RegionBytes>& regions, uint32_t page_size) {
   page_size_ = page_size;
   total_bytes_ = 0;
   size_t pages = 0;
-  for (const RegionBytes& r : regions) pages += (r.bytes + page_size - 1) / page_size;
+  for (const RegionBytes& r : regions) pages += PagesIn(r.bytes, page_size);
   pages_.clear();
   pages_.reserve(pages);
   for (const RegionBytes& r : regions) {

@@ -136,7 +136,7 @@ std::string PageDigest::Hex(size_t digest_bytes) const {
 }
 
 uint64_t PagesHeader::PagesOf(const PagedRegion& region) const {
-  return (region.bytes() + page_size - 1) / page_size;
+  return PagesIn(region.bytes(), page_size);
 }
 
 uint64_t PagesHeader::PageLength(const PagedRegion& region, uint64_t k) const {

@@ -102,6 +102,14 @@ struct PageRecord {
   int64_t version = 0;
 };
 
+// Pages a region of `bytes` makes: whole pages of page_size from its first
+// byte, and a shorter last page for the rest. The one rule the page table,
+// the planner's page view and the engine's size check all count by.
+// REQUIRES: page_size > 0.
+inline uint64_t PagesIn(uint64_t bytes, uint64_t page_size) {
+  return (bytes + page_size - 1) / page_size;
+}
+
 struct PagedRegion {
   int32_t id = 0;
   uint64_t elem_size = 0;

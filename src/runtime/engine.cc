@@ -11,6 +11,7 @@
 #include "codec/crc32c.h"
 #include "env/process_info.h"
 #include "format/layout.h"
+#include "format/page_table.h"
 #include "runtime/catalog.h"
 #include "runtime/ecc_sidecar.h"
 #include "storage/job_lock.h"
@@ -192,10 +193,9 @@ Status Engine::Protect(int id, void* ptr, uint64_t count, uint64_t elem_size) {
 
 Status Engine::CheckDedupPageCount(int id, uint64_t bytes) const {
   const uint64_t page = static_cast<uint64_t>(config_.dedup.page_size);
-  auto pages_of = [page](uint64_t b) { return (b + page - 1) / page; };
-  uint64_t pages = pages_of(bytes);
+  uint64_t pages = PagesIn(bytes, page);
   for (const auto& [other, r] : regions_) {
-    if (other != id) pages += pages_of(r.bytes());
+    if (other != id) pages += PagesIn(r.bytes(), page);
   }
   if (pages <= DigestIndex::kMaxPages) return Status::Ok();
   return Error(Code::kInvalidArgument,

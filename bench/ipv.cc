@@ -333,8 +333,9 @@ void MgIteration(Persistence& ps, const Grid& g) {
   ps.EndIteration();
 }
 
-void RunIterations(Persistence& p, const Kernel& k, const Grid& g, int iterations) {
-  std::vector<double> q(k.arrays == 3 ? g.n() : 0);
+// q: CG's scratch vector, of g.n() elements for CG.
+void RunIterations(Persistence& p, const Kernel& k, const Grid& g, int iterations,
+                   std::vector<double>& q) {
   for (int it = 0; it < iterations; ++it) {
     if (std::strcmp(k.name, "stencil") == 0) StencilIteration(p, g);
     else if (std::strcmp(k.name, "cg") == 0) CgIteration(p, g, q);
@@ -361,7 +362,7 @@ std::unique_ptr<Persistence> Make(const std::string& method, const Kernel& k, co
     CopyMethod m = method == "copy-clflush"    ? CopyMethod::kClflush
                    : method == "copy-parflush" ? CopyMethod::kParallelFlush
                                                : CopyMethod::kNonTemporal;
-    std::string path = s.dir + "/" + k.name + ".ckpt";
+    std::string path = s.dir + "/" + k.name + "." + method;
     const uint64_t size = cairn::pmem::kCacheLine + 2 * k.arrays * bytes;
     auto map = cairn::PmemMap::Create(path, size);
     // Faulted in ahead, as the pmem tier's slots and the in-place arrays are.
@@ -371,13 +372,13 @@ std::unique_ptr<Persistence> Make(const std::string& method, const Kernel& k, co
   }
   if (method == "ipv-noflush") {
     const uint64_t size = 2 * k.arrays * bytes;
-    auto map = cairn::PmemMap::Create(s.dir + "/" + k.name + ".dual", size);
+    auto map = cairn::PmemMap::Create(s.dir + "/" + k.name + "." + method, size);
     if (!map.ok() || !(*map)->Prefault(0, size).ok()) return nullptr;
     return std::make_unique<DualVersionsNoFlush>(k.arrays, g.n(), std::move(map).value());
   }
   std::vector<std::unique_ptr<cairn::pmem::InPlaceArray>> arrays;
   for (int a = 0; a < k.arrays; ++a) {
-    std::string path = s.dir + "/" + k.name + std::to_string(a) + ".ipv";
+    std::string path = s.dir + "/" + k.name + std::to_string(a) + "." + method;
     std::filesystem::remove(path);
     cairn::pmem::InPlaceArrayOptions options;
     options.pattern = k.uniform ? cairn::pmem::UpdatePattern::kUniform
@@ -405,20 +406,17 @@ struct Runs {
   std::string mode;
 };
 
-// One run: set up, initialise (untimed), then time the iterations. False
-// if the method cannot be set up.
-bool RunOnce(const Kernel& k, const Grid& g, const Setup& setup, int iterations, Runs* runs) {
-  auto p = Make(runs->method, k, g, setup);
-  if (!p) return false;
+// One run: initialise (untimed), then time the iterations.
+void RunOnce(const Kernel& k, const Grid& g, Persistence* p, int iterations,
+             std::vector<double>& scratch, Runs* runs) {
   Init(*p, k, g);
   const double cpu_start = ThreadCpuSeconds();
   const auto start = std::chrono::steady_clock::now();
-  RunIterations(*p, k, g, iterations);
+  RunIterations(*p, k, g, iterations, scratch);
   runs->seconds.push_back(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   runs->cpu_seconds.push_back(ThreadCpuSeconds() - cpu_start);
   runs->mode = p->Mode();
-  return true;
 }
 
 Json Report(const Kernel& k, const Grid& g, int iterations, const Runs& r, const Runs& native) {
@@ -449,20 +447,27 @@ Json Report(const Kernel& k, const Grid& g, int iterations, const Runs& r, const
 bool MeasureKernel(const Kernel& k, const Grid& g, const Setup& setup, int iterations, int reps,
                    bool json) {
   std::vector<Runs> runs;
+  // Each method's arrays and files are made once and serve all its rounds:
+  // memory freed and faulted in again between runs is slow to write for a
+  // while on a VM that hands freed memory back to its host, and that would
+  // fall on whichever method ran next (docs/results.md).
+  std::vector<std::unique_ptr<Persistence>> made;
   for (const char* method : kMethods) {
     if (!k.uniform && std::strcmp(method, "ipv-noflush") == 0) continue;
     Runs r;
     r.method = method;
+    made.push_back(Make(method, k, g, setup));
+    if (!made.back()) {
+      std::fprintf(stderr, "ipv: cannot set up %s under %s\n", method, setup.dir.c_str());
+      return false;
+    }
     runs.push_back(std::move(r));
   }
+  std::vector<double> scratch(k.arrays == 3 ? g.n() : 0);
   for (int round = 0; round < reps; ++round) {
-    for (Runs& r : runs) {
-      if (!RunOnce(k, g, setup, iterations, &r)) {
-        std::fprintf(stderr, "ipv: cannot set up %s under %s\n", r.method.c_str(),
-                     setup.dir.c_str());
-        return false;
-      }
-      r.ratios.push_back(r.seconds.back() / runs[0].seconds.back());
+    for (size_t m = 0; m < runs.size(); ++m) {
+      RunOnce(k, g, made[m].get(), iterations, scratch, &runs[m]);
+      runs[m].ratios.push_back(runs[m].seconds.back() / runs[0].seconds.back());
     }
   }
   for (const Runs& r : runs) {

@@ -7,8 +7,9 @@ others down). The moment is drawn after a random number of acknowledged
 checkpoints plus a random delay, so kills land inside checkpoints, during the
 background drain and between steps. Some trials also lose virtual node 1
 (every node-local tier of it: memory and ssd), kill the job again while it
-restarts, or run with memory-tier ECC. Then the job is run to completion and
-each trial asserts:
+restarts, or run with memory-tier ECC, a [dedup] mode or cross-node
+redundancy (drawn per trial, kept by all of its runs). Then the job is run to
+completion and each trial asserts:
   - every kill really happened (the target process existed and died, and the
     job had not finished);
   - the final state is bit-identical to an uninterrupted run's;
@@ -130,7 +131,11 @@ def kill_job(proc, trial_dir, rng, whom):
         raise TrialFailed("the killed job exited 0")
 
 
-def write_config(trial_dir, shm, ecc):
+DEDUP_MODES = ["off", "off", "local", "collective", "incremental", "collective+incremental"]
+REDUNDANCY_SCHEMES = ["none", "none", "partner", "xor"]
+
+
+def write_config(trial_dir, shm, ecc, dedup="off", redundancy="none"):
     path = os.path.join(trial_dir, "cairn.toml")
     with open(path, "w") as f:
         f.write(f"""[general]
@@ -145,6 +150,10 @@ path = "{trial_dir}/data/ssd/{{node}}"
 path = "{trial_dir}/data/pfs"
 [topology]
 ranks_per_node = {RANKS_PER_NODE}
+[dedup]
+mode = "{dedup}"
+[redundancy]
+scheme = "{redundancy}"
 """)
     return path
 
@@ -166,8 +175,11 @@ def run_trial(app, root, shm_root, seed, reference):
     kill_restart = rng.random() < 0.3
     after = rng.randrange(1, STEPS // EVERY // 2)
     delay = rng.uniform(0, 0.02)
-    story = f"ecc={ecc} kill={whom} after ack {after}+{delay * 1e3:.0f}ms"
-    config = write_config(trial_dir, shm, ecc)
+    dedup = rng.choice(DEDUP_MODES)
+    redundancy = rng.choice(REDUNDANCY_SCHEMES)
+    story = (f"ecc={ecc} dedup={dedup} redundancy={redundancy} kill={whom} "
+             f"after ack {after}+{delay * 1e3:.0f}ms")
+    config = write_config(trial_dir, shm, ecc, dedup, redundancy)
     with open(os.path.join(trial_dir, "log"), "ab") as log:
         proc = mpirun(app, config, trial_dir, log)
         wait_until(lambda: len(acked(trial_dir)) >= after and len(rank_pids(trial_dir)) == NP,

@@ -132,10 +132,25 @@ def kill_job(proc, trial_dir, rng, whom):
 
 
 DEDUP_MODES = ["off", "off", "local", "collective", "incremental", "collective+incremental"]
+# Pages shorter than a CRC block, of no power of two, as long as one and
+# longer (the regions' last pages short), with either digest kind.
+DEDUP_PAGE_SIZES = [4096, 4096, 512, 3000, 65536, 1 << 20]
+DEDUP_HASHES = ["xxh3-128", "xxh3-128", "sha1"]
 REDUNDANCY_SCHEMES = ["none", "none", "partner", "xor"]
 
 
-def write_config(trial_dir, shm, ecc, dedup="off", redundancy="none"):
+def draw_dedup(rng):
+    """A [dedup] table's keys, drawn; {} for mode off."""
+    mode = rng.choice(DEDUP_MODES)
+    if mode == "off":
+        return {}
+    return {"mode": mode, "page_size": rng.choice(DEDUP_PAGE_SIZES),
+            "hash": rng.choice(DEDUP_HASHES), "full_every": rng.choice([8, 2]),
+            "probe_every": rng.choice([8, 1])}
+
+
+def write_config(trial_dir, shm, ecc, dedup=None, redundancy="none"):
+    dedup_keys = "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in (dedup or {}).items())
     path = os.path.join(trial_dir, "cairn.toml")
     with open(path, "w") as f:
         f.write(f"""[general]
@@ -151,8 +166,7 @@ path = "{trial_dir}/data/pfs"
 [topology]
 ranks_per_node = {RANKS_PER_NODE}
 [dedup]
-mode = "{dedup}"
-[redundancy]
+{dedup_keys}[redundancy]
 scheme = "{redundancy}"
 """)
     return path
@@ -175,9 +189,10 @@ def run_trial(app, root, shm_root, seed, reference):
     kill_restart = rng.random() < 0.3
     after = rng.randrange(1, STEPS // EVERY // 2)
     delay = rng.uniform(0, 0.02)
-    dedup = rng.choice(DEDUP_MODES)
+    dedup = draw_dedup(rng)
     redundancy = rng.choice(REDUNDANCY_SCHEMES)
-    story = (f"ecc={ecc} dedup={dedup} redundancy={redundancy} kill={whom} "
+    dedup_story = "/".join(str(v) for v in dedup.values()) or "off"
+    story = (f"ecc={ecc} dedup={dedup_story} redundancy={redundancy} kill={whom} "
              f"after ack {after}+{delay * 1e3:.0f}ms")
     config = write_config(trial_dir, shm, ecc, dedup, redundancy)
     with open(os.path.join(trial_dir, "log"), "ab") as log:

@@ -9,6 +9,14 @@
  * step. The final state is a pure function of --steps, --mib and the rank
  * count, however often the job was killed and restarted.
  *
+ * A third protected region, a 1 MiB table, gives [dedup] something to find:
+ * its first half is the same on every rank and changes every third step
+ * (pages another rank stores, pages unchanged since the last version), its
+ * second half repeats every 8 KiB within a rank and changes every second
+ * step (pages equal to another page of the rank). Each change depends on
+ * the table's bytes before it, so a page restored wrongly stays wrong and
+ * reaches the final digest.
+ *
  * Side files, written so that the campaign can tell what happened:
  *   --pids DIR      each rank writes DIR/<rank>.pid at start (atomically)
  *   --ack FILE      rank 0 appends "V\n" (fsync'd) after cairn_checkpoint(V)
@@ -78,6 +86,25 @@ static uint64_t Digest(const uint64_t *words, size_t n) {
   return h;
 }
 
+enum { kTableWords = 1 << 17, kRepeatWords = 1024 };
+
+static void InitTable(uint64_t *table) {
+  for (size_t i = 0; i < kTableWords / 2; ++i) table[i] = Mix(i);
+  for (size_t i = kTableWords / 2; i < kTableWords; ++i) {
+    table[i] = Mix(((uint64_t)g_rank << 40) ^ (i % kRepeatWords));
+  }
+}
+
+/* The table's change at `step` (the step just completed). */
+static void UpdateTable(uint64_t *table, int step) {
+  if (step % 3 == 0) {
+    for (size_t i = 0; i < kTableWords / 2; ++i) table[i] = Mix(table[i] + (uint64_t)step);
+  }
+  if (step % 2 == 0) {
+    for (size_t i = kTableWords / 2; i < kTableWords; ++i) table[i] = Mix(table[i] ^ (uint64_t)step);
+  }
+}
+
 typedef struct Options {
   int steps, every, mib;
   const char *config, *pids, *ack, *restored, *out;
@@ -119,11 +146,15 @@ int main(int argc, char **argv) {
   uint64_t *state = malloc(n * sizeof *state);
   if (state == NULL) Die("malloc", strerror(errno));
   for (size_t i = 0; i < n; ++i) state[i] = Mix(((uint64_t)g_rank << 40) ^ i);
+  uint64_t *table = malloc(kTableWords * sizeof *table);
+  if (table == NULL) Die("malloc", strerror(errno));
+  InitTable(table);
   int step = 0;
 
   Check(cairn_init(MPI_COMM_WORLD, opt.config), "cairn_init");
   Check(cairn_protect(0, state, n, sizeof *state), "cairn_protect(state)");
   Check(cairn_protect(1, &step, 1, sizeof step), "cairn_protect(step)");
+  Check(cairn_protect(2, table, kTableWords, sizeof *table), "cairn_protect(table)");
   int latest = cairn_restart_test("kill", -1);
   if (latest < -1) Die("cairn_restart_test", cairn_error_message(latest));
   if (latest >= 0) {
@@ -143,13 +174,14 @@ int main(int argc, char **argv) {
     const uint64_t salt = Mix(global ^ ((uint64_t)step << 20) ^ (uint64_t)g_rank);
     for (size_t i = 0; i < n; ++i) state[i] = Mix(state[i] + salt + i);
     ++step;
+    UpdateTable(table, step);
     if (step % opt.every == 0) {
       Check(cairn_checkpoint("kill", step), "cairn_checkpoint");
       if (g_rank == 0) AppendLine(opt.ack, step);
     }
   }
 
-  uint64_t mine = Digest(state, n);
+  uint64_t mine = Digest(state, n) ^ Mix(Digest(table, kTableWords));
   int nranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   uint64_t *all = malloc((size_t)nranks * sizeof *all);
@@ -162,6 +194,7 @@ int main(int argc, char **argv) {
     WriteFileAtomically(opt.out, text);
   }
   free(all);
+  free(table);
   free(state);
   MPI_Finalize();
   return 0;

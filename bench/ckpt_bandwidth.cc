@@ -923,10 +923,10 @@ bool BenchFirstCheckpoint(Run& r, const std::string& config, const std::string& 
   methods.push_back({-1, "cairn", open_fresh, CheckpointOp(name, version), close});
   AddFreshShmBaselines(&methods, raw_dir, "first-raw", rank, buf, n, version, shm_dst, fill);
   // Cairn's first checkpoint writes into slots made for the instance, not
-  // into pages written many times before: on a VM whose host takes back
-  // the memory a guest frees, new pages can be slow to write for a while
-  // after they are faulted in (docs/results.md). This baseline copies into
-  // such pages, so that a slow repetition shows whether it was the memory.
+  // into pages written many times before. This baseline copies into pages
+  // as new, so that a slow repetition tells whether new memory was slow
+  // (on a VM whose host takes back what the guest frees, it can be) or
+  // Cairn was (docs/results.md).
   std::unique_ptr<ShmMap> fresh_dst;
   const std::string fresh_path = RawPath(raw_dir, "first-memcpy-fresh", rank, 0);
   methods.push_back({2, "memcpy_fresh",

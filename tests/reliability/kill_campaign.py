@@ -26,6 +26,7 @@ A failure names the trial's seed: `--seed S --trials 1` repeats it.
 """
 import argparse
 import concurrent.futures
+import json
 import os
 import random
 import shutil
@@ -150,7 +151,7 @@ def draw_dedup(rng):
 
 
 def write_config(trial_dir, shm, ecc, dedup=None, redundancy="none"):
-    dedup_keys = "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in (dedup or {}).items())
+    dedup_keys = "".join(f"{k} = {json.dumps(v)}\n" for k, v in (dedup or {}).items())
     path = os.path.join(trial_dir, "cairn.toml")
     with open(path, "w") as f:
         f.write(f"""[general]

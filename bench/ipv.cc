@@ -400,6 +400,8 @@ double ThreadCpuSeconds() {
 // The runs of one method on one kernel.
 struct Runs {
   std::string method;
+  // The method's arrays and files, made once and used by all its rounds.
+  std::unique_ptr<Persistence> arrays;
   std::vector<double> seconds;      // wall clock, per run
   std::vector<double> cpu_seconds;  // the main thread's CPU time, per run
   std::vector<double> ratios;       // seconds / native's seconds of the same round
@@ -407,8 +409,9 @@ struct Runs {
 };
 
 // One run: initialise (untimed), then time the iterations.
-void RunOnce(const Kernel& k, const Grid& g, Persistence* p, int iterations,
-             std::vector<double>& scratch, Runs* runs) {
+void RunOnce(const Kernel& k, const Grid& g, int iterations, std::vector<double>& scratch,
+             Runs* runs) {
+  Persistence* p = runs->arrays.get();
   Init(*p, k, g);
   const double cpu_start = ThreadCpuSeconds();
   const auto start = std::chrono::steady_clock::now();
@@ -447,17 +450,16 @@ Json Report(const Kernel& k, const Grid& g, int iterations, const Runs& r, const
 bool MeasureKernel(const Kernel& k, const Grid& g, const Setup& setup, int iterations, int reps,
                    bool json) {
   std::vector<Runs> runs;
-  // Each method's arrays and files are made once and serve all its rounds:
-  // memory freed and faulted in again between runs is slow to write for a
-  // while on a VM that hands freed memory back to its host, and that would
-  // fall on whichever method ran next (docs/results.md).
-  std::vector<std::unique_ptr<Persistence>> made;
+  // Each method's arrays and files are made once and serve all its rounds,
+  // as an application's do. Made and freed per run, they measured what the
+  // run before had freed on this VM: native CG took 0.72 s on memory made
+  // afresh and 0.48 s on reused memory (docs/results.md).
   for (const char* method : kMethods) {
     if (!k.uniform && std::strcmp(method, "ipv-noflush") == 0) continue;
     Runs r;
     r.method = method;
-    made.push_back(Make(method, k, g, setup));
-    if (!made.back()) {
+    r.arrays = Make(method, k, g, setup);
+    if (!r.arrays) {
       std::fprintf(stderr, "ipv: cannot set up %s under %s\n", method, setup.dir.c_str());
       return false;
     }
@@ -465,9 +467,9 @@ bool MeasureKernel(const Kernel& k, const Grid& g, const Setup& setup, int itera
   }
   std::vector<double> scratch(k.arrays == 3 ? g.n() : 0);
   for (int round = 0; round < reps; ++round) {
-    for (size_t m = 0; m < runs.size(); ++m) {
-      RunOnce(k, g, made[m].get(), iterations, scratch, &runs[m]);
-      runs[m].ratios.push_back(runs[m].seconds.back() / runs[0].seconds.back());
+    for (Runs& r : runs) {
+      RunOnce(k, g, iterations, scratch, &r);
+      r.ratios.push_back(r.seconds.back() / runs[0].seconds.back());
     }
   }
   for (const Runs& r : runs) {

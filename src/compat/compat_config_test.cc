@@ -62,7 +62,7 @@ bool Warned(const CairnSettings& s, const std::string& fragment) {
 TEST(IniFile, SectionsCommentsAndScrSubParameters) {
   std::string path = WriteFile("# c\n; c\nscratch = /a b\n[basic]\nckpt_dir=./L\n"
                                "CACHEDIR=/ssd BYTES=270GB\n");
-  auto entries = ReadIniFile(path);
+  auto entries = ReadIniFile(path, kScrConf);
   ASSERT_TRUE(entries.ok()) << entries.status().message();
   ASSERT_EQ(entries->size(), 3u);
   EXPECT_EQ((*entries)[0].value, "/a b");
@@ -72,16 +72,48 @@ TEST(IniFile, SectionsCommentsAndScrSubParameters) {
   EXPECT_EQ((*entries)[2].line, 6);
 }
 
+// Each value as the peer's own parser reads it: FTI's template writes
+// "Ckpt_dir = ./Local\t#/path/to/local/storage/"; VeloC's inih ends a value
+// at a ';' after whitespace only; SCR's '#' is reserved.
+TEST(IniFile, InlineCommentsAndQuotesAsEachPeerReadsThem) {
+  const std::string text =
+      "[Basic] # levels\nCkpt_dir = ./Local\t#/path/to/local/storage/\n"
+      "Head = 0 ; no head\nquoted = \"/a;b #c\" ; comment\nsingle = 'x y'\nempty = ;\n";
+  auto fti = ParseIni(text, "config.fti", kFtiIni);
+  ASSERT_TRUE(fti.ok()) << fti.status().message();
+  ASSERT_EQ(fti->size(), 5u);
+  EXPECT_EQ((*fti)[0].section, "Basic");
+  EXPECT_EQ((*fti)[0].value, "./Local");
+  EXPECT_EQ((*fti)[1].value, "0");
+  EXPECT_EQ((*fti)[2].value, "/a;b #c");
+  EXPECT_EQ((*fti)[3].value, "x y");
+  EXPECT_EQ((*fti)[4].value, "");
+
+  auto veloc = ParseIni("scratch = /tmp/a;b ; the scratch\npersistent: /p#1\n", "veloc.cfg", kVelocIni);
+  ASSERT_TRUE(veloc.ok()) << veloc.status().message();
+  ASSERT_EQ(veloc->size(), 2u);
+  EXPECT_EQ((*veloc)[0].value, "/tmp/a;b");
+  EXPECT_EQ((*veloc)[1].key, "persistent");
+  EXPECT_EQ((*veloc)[1].value, "/p#1");
+
+  auto scr = ParseIni("STORE=/dev/shm COUNT=1 # the cache\nSCR_FLUSH=4#every fourth\n", "scr.conf", kScrConf);
+  ASSERT_TRUE(scr.ok()) << scr.status().message();
+  ASSERT_EQ(scr->size(), 2u);
+  EXPECT_EQ((*scr)[0].value, "/dev/shm");
+  EXPECT_EQ((*scr)[0].extra, std::vector<std::string>{"COUNT=1"});
+  EXPECT_EQ((*scr)[1].value, "4");
+}
+
 TEST(IniFile, ErrorsNameFileAndLine) {
   std::string path = WriteFile("scratch = /x\nthis is no pair\n");
-  auto entries = ReadIniFile(path);
+  auto entries = ReadIniFile(path, kVelocIni);
   ASSERT_FALSE(entries.ok());
   EXPECT_NE(entries.status().message().find(path + ":2"), std::string::npos);
-  EXPECT_FALSE(ReadIniFile("/nonexistent/veloc.cfg").ok());
+  EXPECT_FALSE(ReadIniFile("/nonexistent/veloc.cfg", kVelocIni).ok());
 }
 
 TEST(IniFile, TextErrorsNameTheirOriginAndLine) {
-  auto entries = ParseIni("[basic]\nckpt_dir = /x\n[unterminated\n", "veloc.cfg");
+  auto entries = ParseIni("[basic]\nckpt_dir = /x\n[unterminated\n", "veloc.cfg", kVelocIni);
   ASSERT_FALSE(entries.ok());
   EXPECT_EQ(entries.status().message().rfind("veloc.cfg:3: unterminated section", 0), 0u)
       << entries.status().message();
@@ -125,11 +157,33 @@ TEST(VelocConfig, ErasureCodingByDefaultExceptOnOneNodeOrWhenNegative) {
   ASSERT_TRUE(by_default.ok());
   by_default->ResolveRedundancy(1);  // VeloC: "Running on a single host, EC deactivated"
   EXPECT_EQ(by_default->keys().count("redundancy.scheme"), 0u);
-  EXPECT_TRUE(Warned(*by_default, "needs ranks on at least 2 nodes, this job has 1"));
+  EXPECT_FALSE(Warned(*by_default, "needs ranks on at least 2 nodes"));
+  // Asked for by a key, it is missed on one node, and said so.
+  auto asked = TranslateVelocConfig(WriteFile("scratch = /s\nec_interval = 0\n"), "");
+  ASSERT_TRUE(asked.ok());
+  asked->ResolveRedundancy(1);
+  EXPECT_EQ(asked->keys().count("redundancy.scheme"), 0u);
+  EXPECT_TRUE(Warned(*asked, "needs ranks on at least 2 nodes, this job has 1"));
   auto off = TranslateVelocConfig(WriteFile("scratch = /s\nec_interval = -1\n"), "");
   ASSERT_TRUE(off.ok());
   off->ResolveRedundancy(4);
   EXPECT_EQ(off->keys().count("redundancy.scheme"), 0u);
+}
+
+TEST(VelocConfig, PersistentIntervalAsVeloc) {
+  // < 0: no persistent copies (VeloC's transfer module is off).
+  auto off = TranslateVelocConfig(WriteFile("scratch = /s\npersistent = /p\npersistent_interval = -1\n"), "");
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(Get<bool>(*off, "tiers.pfs.enabled"), false);
+  auto every = TranslateVelocConfig(WriteFile("scratch = /s\npersistent = /p\npersistent_interval = 0\n"), "");
+  ASSERT_TRUE(every.ok());
+  EXPECT_EQ(every->keys().count("tiers.pfs.enabled"), 0u);
+  EXPECT_TRUE(every->warnings().empty());
+  std::string path = WriteFile("scratch = /s\npersistent = /p\npersistent_interval = 30 ; s\n");
+  auto timed = TranslateVelocConfig(path, "");
+  ASSERT_TRUE(timed.ok());
+  EXPECT_EQ(timed->keys().count("tiers.pfs.enabled"), 0u);
+  EXPECT_TRUE(Warned(*timed, path + ":3: persistent_interval = 30: Cairn drains by checkpoint count"));
 }
 
 TEST(VelocConfig, ErrorsNameTheKey) {

@@ -163,10 +163,12 @@ void Engine::ReportKept(const MemoryRelease& mine,
         "RAM until deleted",
         sums[4], Megabytes(sums[5]), shm));
   }
-  // At warn level, the default threshold: the one line of a finalize that
-  // a user must see without configuring anything, since it says where the
-  // job's data (and the RAM it takes) remain.
-  if (!parts.empty()) Log(LogLevel::kWarn, "{}", fmt::join(parts, "; "));
+  // At warn level, the default threshold, only while copies stay in RAM: a
+  // user must see without configuring anything that they take memory until
+  // deleted. A finalize that leaves every version safe below memory is
+  // routine and says so at info level.
+  const bool ram_kept = sums[2] > 0 || sums[4] > 0;
+  if (!parts.empty()) Log(ram_kept ? LogLevel::kWarn : LogLevel::kInfo, "{}", fmt::join(parts, "; "));
 }
 
 }  // namespace cairn

@@ -65,7 +65,9 @@ int main(int argc, char *argv[]) {
   if (v > 0) {
     if (rank == 0) printf("Previous checkpoint found at iteration %d, initiating restart...\n", v);
     check_result(VELOC_Restart_begin("heatdis", v));
-    sprintf(original, "heatdis-file-ckpt_%d_%d.dat", v, rank);
+    /* Another name than the one written, as in VeloC's own heatdis_file.c:
+     * VeloC routes by checkpoint, rank and version, not by this name. */
+    sprintf(original, "heatdis-file-ckpt-%d_%d.dat", v, rank);
     check_result(VELOC_Route_file(original, veloc_file));
     int valid = read_state(veloc_file, &i, h, g, count);
     check_result(VELOC_Restart_end(valid));

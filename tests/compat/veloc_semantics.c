@@ -11,6 +11,9 @@
  *    restores a pickled state; a larger region takes it, a smaller one fails;
  *  - VELOC_Region_protect groups: a checkpoint named after a group saves that
  *    group instead of the VELOC_Mem_protect regions;
+ *  - VELOC_Route_file: one file per checkpoint, rank and version, whatever
+ *    name the program routes (and a version of an older Cairn found under
+ *    its encoded path);
  *  - VELOC_Cleanup keeps the persistent copies; VELOC_Checkpoint_finished.
  * Prints "veloc semantics: ok" and exits 0, or names the first check that failed.
  *
@@ -23,7 +26,25 @@
 #include <mpi.h>
 #include <veloc.h>
 
+#include <cairn/cairn.h>
+
 #include "semantics_check.h"
+
+static int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL) return -1;
+  int failed = fputs(text, f) < 0;
+  return fclose(f) != 0 || failed ? -1 : 0;
+}
+
+static int read_text_is(const char *path, const char *text) {
+  char buf[64] = {0};
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  return n == strlen(text) && memcmp(buf, text, n) == 0;
+}
 
 int main(int argc, char *argv[]) {
   MPI_Init(&argc, &argv);
@@ -115,6 +136,32 @@ int main(int argc, char *argv[]) {
   EXPECT(VELOC_Restart_end(1) == VELOC_SUCCESS);
   EXPECT(VELOC_Region_unprotect(3, "grp") == VELOC_SUCCESS);
   EXPECT(VELOC_Region_unprotect(3, "grp") == VELOC_FAILURE);
+
+  /* routed files: one per checkpoint, rank and version, whatever the name
+   * given (written as "w.dat", read back as "elsewhere/r.dat") */
+  char routed[VELOC_MAX_NAME], again[VELOC_MAX_NAME];
+  EXPECT(VELOC_Checkpoint_begin("files", 1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Route_file("w.dat", routed) == VELOC_SUCCESS);
+  EXPECT(write_text(routed, "one") == 0);
+  EXPECT(VELOC_Checkpoint_end(1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint_begin("files", 2) == VELOC_SUCCESS);
+  EXPECT(VELOC_Route_file("w.dat", routed) == VELOC_SUCCESS);
+  EXPECT(write_text(routed, "two") == 0);
+  EXPECT(VELOC_Checkpoint_end(1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Restart_begin("files", 1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Route_file("elsewhere/r.dat", again) == VELOC_SUCCESS);
+  EXPECT(read_text_is(again, "one"));
+  EXPECT(VELOC_Restart_end(1) == VELOC_SUCCESS);
+  /* a version written by an older Cairn holds the file under the encoded
+   * absolute path of the name routed ("/tmp/old.dat"): found there */
+  EXPECT(cairn_route_file("_2Ftmp_2Fold.dat", routed, sizeof routed) == CAIRN_SUCCESS);
+  EXPECT(write_text(routed, "old") == 0);
+  EXPECT(VELOC_Checkpoint_begin("files", 3) == VELOC_SUCCESS);
+  EXPECT(VELOC_Checkpoint_end(1) == VELOC_SUCCESS);
+  EXPECT(VELOC_Restart_begin("files", 3) == VELOC_SUCCESS);
+  EXPECT(VELOC_Route_file("/tmp/old.dat", again) == VELOC_SUCCESS);
+  EXPECT(read_text_is(again, "old"));
+  EXPECT(VELOC_Restart_end(1) == VELOC_SUCCESS);
 
   /* the configuration has a persistent directory: its copies stay */
   EXPECT(VELOC_Cleanup("grp") == VELOC_SUCCESS);

@@ -39,8 +39,8 @@ std::string CairnSettings::StateDir() const {
 }
 
 void CairnSettings::RequestRedundancy(const std::string& scheme, int group_size, int parity,
-                                      const std::string& where) {
-  redundancy_request_ = RedundancyRequest{scheme, group_size, parity, where};
+                                      const std::string& where, bool by_default) {
+  redundancy_request_ = RedundancyRequest{scheme, group_size, parity, where, by_default};
 }
 
 int CountNodes(MPI_Comm comm, int64_t ranks_per_node) {
@@ -85,6 +85,7 @@ void CairnSettings::ResolveRedundancy(int nodes) {
   int parity = r.scheme != "rs" ? 1 : r.parity < 0 ? std::max(1, members / 2) : std::max(1, r.parity);
   if (r.scheme == "rs" && parity >= members) parity = members - 1;
   if (members < 2 || parity < 1) {
+    if (r.by_default && nodes == 1) return;
     Warn(r.where, r.scheme + " redundancy needs ranks on at least 2 nodes, this job has " +
                       std::to_string(nodes) + ": checkpoints are not protected across nodes");
     return;

@@ -48,9 +48,12 @@ class CairnSettings {
   // `parity` parities per group for rs (< 0: half the group). Resolved at Init against the job's
   // node count (topology.ranks_per_node, or the real nodes): a job with
   // too few nodes gets none, and a group larger than the nodes is cut to
-  // them, each with a warning naming `where`.
+  // them, each with a warning naming `where`. A request the peer makes by
+  // default (`by_default`: no key of the user asked for it) is dropped
+  // without a warning on a job of one node, where the peers run without it
+  // too and nothing can be protected across nodes.
   void RequestRedundancy(const std::string& scheme, int group_size, int parity,
-                         const std::string& where);
+                         const std::string& where, bool by_default);
   // After Init: the scheme in effect ("" for none).
   const std::string& redundancy() const { return redundancy_; }
   // Init's step that turns the request into keys for a job of `nodes`
@@ -76,6 +79,7 @@ class CairnSettings {
     int group_size = 0;
     int parity = 0;
     std::string where;
+    bool by_default = false;
   };
 
   std::string peer_;

@@ -75,16 +75,18 @@ Result<bool> ApplyBasic(const IniEntry& e, const std::string& where, FtiOptions*
 // one. Levels 1 and 4 then get that protection too.
 void RequestLevelRedundancy(FtiOptions* o) {
   if (!o->redundancy_where[3].empty()) {
-    o->cairn.RequestRedundancy("rs", o->group_size, /*half the group*/ -1, o->redundancy_where[3]);
+    o->cairn.RequestRedundancy("rs", o->group_size, /*half the group*/ -1, o->redundancy_where[3],
+                               /*by_default=*/false);
   } else if (!o->redundancy_where[2].empty()) {
-    o->cairn.RequestRedundancy("partner", 0, 1, o->redundancy_where[2]);
+    o->cairn.RequestRedundancy("partner", 0, 1, o->redundancy_where[2],
+                               /*by_default=*/false);
   }
 }
 
 }  // namespace
 
 Result<FtiOptions> ReadFtiConfig(const std::string& path) {
-  auto entries = ReadIniFile(path);
+  auto entries = ReadIniFile(path, kFtiIni);
   if (!entries.ok()) return entries.status();
   FtiOptions o;
   // Keys without a Cairn meaning, by section: one warning per section.

@@ -76,7 +76,7 @@ Result<std::map<std::string, Setting>> CollectSettings(const ScrConfigStore& app
   if (const char* env = std::getenv("SCR_CONF_FILE"); env != nullptr && *env) user_file = env;
   else if (auto set = settings.find("SCR_CONF_FILE"); set != settings.end()) user_file = set->second.value;
   if (const char* file = user_file.empty() ? nullptr : user_file.c_str()) {
-    auto entries = ReadIniFile(file);
+    auto entries = ReadIniFile(file, kScrConf);
     if (!entries.ok()) return entries.status();
     for (const auto& e : *entries) {
       std::string key = Upper(e.key);
@@ -219,7 +219,8 @@ Status ApplyCopyType(std::map<std::string, Setting> all, ScrOptions* o) {
     if (scheme == "partner") o->cairn.Warn(size->second.where, "SCR_SET_SIZE does not apply to PARTNER");
   }
   // SCR's set size is a minimum, Cairn's group size a maximum (balanced).
-  o->cairn.RequestRedundancy(scheme, scheme == "partner" ? 0 : static_cast<int>(set_size), 2, where);
+  o->cairn.RequestRedundancy(scheme, scheme == "partner" ? 0 : static_cast<int>(set_size), 2, where,
+                             /*by_default=*/type == all.end());
   return Status();
 }
 

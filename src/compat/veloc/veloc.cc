@@ -6,7 +6,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -128,6 +130,7 @@ class VelocClient {
   };
   Phase checkpoint_;
   Phase restart_;
+  std::string last_phase_name_;  // the checkpoint VELOC_Route_file routes to between phases
   // Restart phase: the version's regions, restored into buffers of ours
   // until Recover copies them out, or (VELOC_Restart of a version shaped as
   // the protected regions) straight into the application's memory.
@@ -195,13 +198,33 @@ Status VelocClient::Clear(const std::string& group) {
   return group == kDefaultGroup ? SyncDefaultGroup() : Status();
 }
 
+// VeloC routes a checkpoint's file to one path per checkpoint name, rank
+// and version (<scratch>/<name>-<rank>-<version>.dat), whatever the
+// original name and working directory: a program may read back under
+// another name than it wrote, from another directory (VeloC's own
+// heatdis_file.c writes "ckpt_%d_%d" and reads "ckpt-%d_%d"). Cairn's
+// routed files are per rank and version already, so the name is the
+// checkpoint's. Versions written before this rule are found under the
+// encoded absolute path of the original.
 Status VelocClient::RouteFile(const char* original, char* routed) {
   if (original == nullptr || routed == nullptr) return Status::Error("original or routed is NULL");
-  std::string logical = RoutedFileName(AbsolutePath(original));
-  int rc = cairn_route_file(logical.c_str(), routed, VELOC_MAX_NAME);
-  if (rc < 0) return CairnError(rc, std::string("cairn_route_file for '") + original + "'");
-  if (checkpoint_.active) checkpoint_.routed.emplace_back(routed);
-  if (restart_.active) restart_.routed.emplace_back(routed);
+  Phase* phase = checkpoint_.active ? &checkpoint_ : restart_.active ? &restart_ : nullptr;
+  const std::string& name = phase != nullptr ? phase->name : last_phase_name_;
+  if (name.empty()) return Status::Error("no checkpoint or restart has begun, so no file to route to");
+  auto route = [&](const std::string& logical) {
+    int rc = cairn_route_file(logical.c_str(), routed, VELOC_MAX_NAME);
+    return rc < 0 ? CairnError(rc, std::string("cairn_route_file for '") + original + "'") : Status();
+  };
+  Status st = route(name + ".dat");
+  if (st.ok() && restart_.active && access(routed, F_OK) != 0) {
+    const std::string by_name = routed;
+    st = route(RoutedFileName(AbsolutePath(original)));
+    if (st.ok() && access(routed, F_OK) != 0) std::snprintf(routed, VELOC_MAX_NAME, "%s", by_name.c_str());
+  }
+  if (!st.ok()) return st;
+  if (phase != nullptr && std::find(phase->routed.begin(), phase->routed.end(), routed) == phase->routed.end()) {
+    phase->routed.emplace_back(routed);
+  }
   return Status();
 }
 
@@ -226,6 +249,7 @@ Status VelocClient::CheckpointBegin(const char* name, int version) {
   Status st = CheckNameAndVersion(name, version);
   if (!st.ok()) return st;
   checkpoint_ = Phase{true, name, version, {}, {}};
+  last_phase_name_ = name;
   return Status();
 }
 
@@ -340,6 +364,7 @@ Status VelocClient::RestartBegin(const char* name, int version, bool in_place) {
   if (!st.ok()) return st;
   restored_layout_ = in_place_ ? stored : staged_.layout();
   restart_ = Phase{true, name, version, {}, {}};
+  last_phase_name_ = name;
   return Status();
 }
 

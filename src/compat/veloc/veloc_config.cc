@@ -13,8 +13,6 @@ namespace {
 // VeloC keys that Cairn reads no meaning from, with why.
 const std::map<std::string, std::string>& IgnoredKeys() {
   static const std::map<std::string, std::string> keys = {
-      {"persistent_interval",
-       "Cairn drains by checkpoint count, not seconds (set CAIRN_TIERS_PFS_EVERY)"},
       {"watchdog_interval", "Cairn has no active backend to watch"},
       {"failure_domain", "Cairn takes nodes from the MPI topology ([topology])"},
       {"axl_type", "Cairn's drains are its own (direct I/O where the file system allows)"},
@@ -36,22 +34,44 @@ int64_t KeepCount(const std::string& value, bool* ok) {
   return n == 0 ? 1000000 : n;
 }
 
+// The seconds of an *_interval key (VeloC: < 0 off, 0 every checkpoint,
+// > 0 at most one per that many seconds); one that is not an integer warns
+// and counts as VeloC's default, 0.
+long IntervalSeconds(const IniEntry& e, const std::string& where, CairnSettings* s) {
+  char* end = nullptr;
+  long seconds = std::strtol(e.value.c_str(), &end, 10);
+  if (e.value.empty() || *end != '\0') {
+    s->Warn(where, e.key + " = '" + e.value + "' is not an integer: taken as 0 (every checkpoint)");
+    return 0;
+  }
+  return seconds;
+}
+
 // VeloC protects checkpoints with erasure coding across hosts (one parity
 // over the ranks' failure domains) unless ec_interval < 0; seconds > 0 space
 // the protected checkpoints out. Cairn's xor groups survive one lost node
 // per group, for every version.
 void ApplyEcInterval(const IniEntry& e, const std::string& where, CairnSettings* s) {
-  char* end = nullptr;
-  long seconds = std::strtol(e.value.c_str(), &end, 10);
-  if (e.value.empty() || *end != '\0') {
-    s->Warn(where, "ec_interval = '" + e.value + "' is not an integer: erasure coding stays on (0)");
-    seconds = 0;
-  }
+  const long seconds = IntervalSeconds(e, where, s);
   if (seconds < 0) return;
-  s->RequestRedundancy("xor", 0, 1, where);
+  s->RequestRedundancy("xor", 0, 1, where, /*by_default=*/false);
   if (seconds > 0) {
     s->Warn(where, "ec_interval = " + e.value + ": Cairn encodes every version (redundancy.scheme = "
                    "\"xor\"), not one every " + e.value + " seconds");
+  }
+}
+
+// VeloC copies every checkpoint to persistent storage, none when
+// persistent_interval < 0 (nor restores from there), and with seconds > 0
+// at most one per interval.
+void ApplyPersistentInterval(const IniEntry& e, const std::string& where, CairnSettings* s) {
+  const long seconds = IntervalSeconds(e, where, s);
+  if (seconds < 0) {
+    s->Set("tiers.pfs.enabled", false);
+  } else if (seconds > 0) {
+    s->Warn(where, "persistent_interval = " + e.value + ": Cairn drains by checkpoint count, "
+                   "not seconds: every version goes to persistent (set CAIRN_TIERS_PFS_EVERY "
+                   "for every Nth)");
   }
 }
 
@@ -80,6 +100,8 @@ Status ApplyKey(const IniEntry& e, const std::string& where, const std::string& 
            keep);
   } else if (key == "ec_interval") {
     ApplyEcInterval(e, where, s);
+  } else if (key == "persistent_interval") {
+    ApplyPersistentInterval(e, where, s);
   } else if (key == "chksum") {
     if (Lower(e.value) != "true") {
       s->Warn(where, "chksum = " + e.value + ": Cairn always checks CRC32C on every block");
@@ -96,7 +118,7 @@ Status ApplyKey(const IniEntry& e, const std::string& where, const std::string& 
 
 Result<CairnSettings> TranslateVelocConfig(const std::string& path,
                                            const std::string& path_suffix) {
-  auto entries = ReadIniFile(path);
+  auto entries = ReadIniFile(path, kVelocIni);
   if (!entries.ok()) return entries.status();
   CairnSettings settings("VeloC");
   // scratch first: scratch_versions names the tier scratch maps to.
@@ -117,7 +139,8 @@ Result<CairnSettings> TranslateVelocConfig(const std::string& path,
                                      [](const IniEntry& e) { return Lower(e.key) == "ec_interval"; });
   if (!has_ec_interval) {
     // VeloC's default: erasure coding for every checkpoint.
-    settings.RequestRedundancy("xor", 0, 1, path + " (no ec_interval: VeloC's default 0)");
+    settings.RequestRedundancy("xor", 0, 1, path + " (no ec_interval: VeloC's default 0)",
+                               /*by_default=*/true);
   }
   if (!has_persistent) settings.Set("tiers.pfs.enabled", false);
   // VeloC writes scratch, then persistent: the same two levels in Cairn,

@@ -315,6 +315,10 @@ void AddTierKeys(std::vector<ConfigKey>& keys, TierKind kind, const std::string&
     keys.push_back(IntKey(section, "every", "1",
                           "drain every Nth checkpoint (by call count) to this tier", 1, 1000000,
                           [i](Config& c) -> int& { return c.tiers[i].every; }));
+    keys.push_back(BoolKey(section, "finalize_newest", "false",
+                           "at a clean finalize, also drain here each checkpoint's newest "
+                           "version that `every` skipped (as SCR flushes its last checkpoint)",
+                           [i](Config& c) -> bool& { return c.tiers[i].finalize_newest; }));
     keys.push_back(BoolKey(section, "direct_io", "true",
                            "write with O_DIRECT where the file system allows it",
                            [i](Config& c) -> bool& { return c.tiers[i].direct_io; }));

@@ -38,6 +38,9 @@ struct TierConfig {
   int keep = 0;            // versions kept; 0 = [retention] keep
   FlushMode flush = FlushMode::kAsync;  // how this tier receives drained copies
   int every = 1;           // drain every Nth checkpoint to this tier
+  // At a clean finalize, drain each name's newest version here if `every`
+  // skipped it, so that a finished job's last state is on this tier.
+  bool finalize_newest = false;
   bool direct_io = true;   // O_DIRECT where the file system allows it
   EccMode ecc = EccMode::kNone;  // memory tier only
   // Memory tier only: encode the ECC sidecar inside the checkpoint call, as

@@ -261,8 +261,15 @@ Result<std::string> Engine::RouteFile(const std::string& logical) {
 }
 
 Status Engine::Finalize() {
-  // A drain that failed is a warning (Wait): ReportKept says where each
-  // version is, and memory copies that are not safe below stay.
+  std::vector<Status> sync_errors;
+  for (const auto& [at, newest] : skipped_newest_) {
+    ScheduleDrain(newest.first, static_cast<TierKind>(at.second), at.first, newest.second,
+                  &sync_errors);
+  }
+  skipped_newest_.clear();
+  // A drain that failed is a warning (Wait, and Drain's log line for a
+  // synchronous one): ReportKept says where each version is, and memory
+  // copies that are not safe below stay.
   (void)Wait();
   flusher_->Shutdown();
   // Drained tiers learn which versions every rank holds only here and at

@@ -446,6 +446,10 @@ class Engine {
   uint64_t run_id_ = 0;
   int64_t checkpoints_ = 0;  // calls to Checkpoint that committed
   std::set<std::string> names_written_;
+  // (name, tier kind) -> the newest version of name, and the tier it is on,
+  // whose drain to that tier `every` skipped: drained at finalize where
+  // finalize_newest asks for it. Application thread only.
+  std::map<std::pair<std::string, int>, std::pair<TierKind, int64_t>> skipped_newest_;
 
   // Serializes tier changes between the application thread (commit,
   // retention) and the flusher thread (drains).

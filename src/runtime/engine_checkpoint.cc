@@ -257,7 +257,12 @@ void Engine::ScheduleDrains(TierKind from, const std::string& name, int64_t vers
                             std::vector<Status>* sync_errors) {
   for (int k = static_cast<int>(from) + 1; k < kTierKinds; ++k) {
     Tier* t = tiers_[k].get();
-    if (t == nullptr || checkpoints_ % t->config().every != 0) continue;
+    if (t == nullptr) continue;
+    if (checkpoints_ % t->config().every != 0) {
+      if (t->config().finalize_newest) skipped_newest_[{name, k}] = {from, version};
+      continue;
+    }
+    skipped_newest_.erase({name, k});
     // clc and ratio put each version on one of memory and ssd: a memory
     // version drained to the SSD would wear it as always-SSD does.
     if (k == static_cast<int>(TierKind::kSsd) && ChoosesPerVersion(config_.placement.policy)) {

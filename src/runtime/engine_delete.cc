@@ -64,6 +64,7 @@ Status Engine::Delete(const std::string& name) {
   }
   CAIRN_RETURN_IF_ERROR(comm_->Agree(rest).Annotate(fmt::format("deleting '{}'", name)));
   names_written_.erase(name);
+  std::erase_if(skipped_newest_, [&](const auto& entry) { return entry.first.first == name; });
   Log(LogLevel::kInfo, "deleted '{}': {} copy(ies) of this rank removed", name, removed);
   return Status::Ok();
 }

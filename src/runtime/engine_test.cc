@@ -60,6 +60,28 @@ class EngineTest : public ::testing::Test {
   std::vector<std::unique_ptr<Tier>> tiers_;
 };
 
+// pfs every 4th checkpoint: versions 1..6 put 4 there; at finalize
+// finalize_newest adds 6 (the newest, skipped), and without it the pfs
+// keeps 4 only.
+TEST_F(EngineTest, FinalizeDrainsTheNewestVersionEverySkipped) {
+  config_.tier(TierKind::kPfs).every = 4;
+  config_.tier(TierKind::kPfs).keep = 10;
+  for (bool finalize_newest : {false, true}) {
+    config_.tier(TierKind::kPfs).finalize_newest = finalize_newest;
+    const std::string name = finalize_newest ? "with" : "without";
+    {
+      auto e = Open();
+      ProtectState(*e);
+      for (step_ = 1; step_ <= 6; ++step_) ASSERT_TRUE(e->Checkpoint(name, step_).ok());
+      ASSERT_TRUE(e->Finalize().ok());
+    }
+    auto on_pfs = TierOf(TierKind::kPfs).Versions(name);
+    ASSERT_TRUE(on_pfs.ok());
+    EXPECT_EQ(*on_pfs, finalize_newest ? (std::vector<int64_t>{4, 6}) : (std::vector<int64_t>{4}))
+        << name;
+  }
+}
+
 TEST_F(EngineTest, CheckpointDrainsAndRestartsBitExact) {
   std::vector<double> saved;
   {

@@ -12,7 +12,9 @@
  *  - in the next run (SCR_Finalize, SCR_Init) the dataset whose restart
  *    failed is still skipped; SCR_Drop removes a checkpoint from the
  *    restart choices, SCR_Current picks one, SCR_Delete removes an output
- *    dataset's files; unknown names fail.
+ *    dataset's files; unknown names fail;
+ *  - SCR_Current of a checkpoint no longer in the cache (nor flushed)
+ *    fails and changes nothing.
  * Prints "scr semantics: ok" and exits 0, or names the first failed check.
  */
 #include <stdio.h>
@@ -121,6 +123,20 @@ int main(int argc, char *argv[]) {
   snprintf(path, sizeof path, "out/result_%d.txt", g_rank);
   EXPECT(access(path, F_OK) != 0 && access("out", F_OK) != 0);
   EXPECT(SCR_Delete("out") == SCR_FAILURE);
+  EXPECT(SCR_Finalize() == SCR_SUCCESS);
+
+  /* a run that keeps one checkpoint, in memory only, never flushed:
+   * SCR_Current of the evicted one fails and leaves the newest to restart
+   * from */
+  setenv("CAIRN_TIERS_SSD_ENABLED", "false", 1);
+  setenv("CAIRN_TIERS_MEMORY_KEEP", "1", 1);
+  EXPECT(SCR_Config("SCR_FLUSH=0") == NULL);
+  EXPECT(SCR_Init() == SCR_SUCCESS);
+  EXPECT(write_dataset("sixth", 7, 1) == SCR_SUCCESS);
+  EXPECT(write_dataset("seventh", 8, 1) == SCR_SUCCESS);
+  EXPECT(SCR_Current("sixth") == SCR_FAILURE);
+  EXPECT(SCR_Have_restart(&flag, name) == SCR_SUCCESS && flag == 1);
+  EXPECT(strcmp(name, "seventh") == 0);
   EXPECT(SCR_Finalize() == SCR_SUCCESS);
   if (g_rank == 0) printf("scr semantics: ok\n");
   MPI_Finalize();

@@ -328,7 +328,11 @@ Status ScrClient::IndexDataset() {
   auto files = GatherStrings(mine, comm_);
   if (!files.ok()) return files.status();
   Status st = index_.Add(record_.id, ScrDataset{record_.name, record_.flags, false, false, *files});
-  if (st.ok() && (record_.flags & SCR_FLAG_CHECKPOINT)) st = index_.ClearCurrent();
+  if (st.ok() && (record_.flags & SCR_FLAG_CHECKPOINT)) {
+    // Also in this run: the next restart starts from the newest again.
+    restart_limit_ = -1;
+    st = index_.ClearCurrent();
+  }
   return st;
 }
 
@@ -345,6 +349,16 @@ Status ScrClient::Current(const char* name) {
   if (!id.ok()) return id.status();
   if (!(index_.datasets().at(*id).flags & SCR_FLAG_CHECKPOINT)) {
     return Status::Error(std::string("dataset '") + name + "' is not a checkpoint");
+  }
+  // SCR accepts only a checkpoint it can fetch; dropping the newer ones
+  // for one that cannot be restored would leave the job nothing to restart.
+  int restorable = cairn_restart_test(kCheckpointName, *id);
+  if (restorable < 0 && cairn_last_error() != CAIRN_SUCCESS) {
+    return CairnError(cairn_last_error(), "cairn_restart_test");
+  }
+  if (restorable != *id) {
+    return Status::Error(std::string("checkpoint '") + name + "' (id " + std::to_string(*id) +
+                         ") can no longer be restored on every rank; nothing was changed");
   }
   // The next restart starts from it; the checkpoints after it are dropped,
   // as SCR deletes them from its cache.

@@ -133,8 +133,13 @@ Status ApplyParam(const std::string& key, const Setting& s, ScrOptions* o) {
     if (key == "SCR_PREFIX_SIZE" && *n > 0) o->cairn.Set("tiers.pfs.keep", *n);
     if (key == "SCR_FLUSH") {
       // 0: never flush to the prefix; N: every Nth checkpoint.
-      if (*n == 0) o->cairn.Set("tiers.pfs.enabled", false);
-      else o->cairn.Set("tiers.pfs.every", *n);
+      // SCR also flushes the last checkpoint at SCR_Finalize.
+      if (*n == 0) {
+        o->cairn.Set("tiers.pfs.enabled", false);
+      } else {
+        o->cairn.Set("tiers.pfs.every", *n);
+        o->cairn.Set("tiers.pfs.finalize_newest", true);
+      }
     }
     if (key == "SCR_CHECKPOINT_INTERVAL") o->checkpoint_interval = static_cast<int>(*n);
     if (key == "SCR_CHECKPOINT_SECONDS" && *n > 0) {

@@ -63,7 +63,7 @@ typedef enum {
 typedef int fti_id_t;
 #define FTIT_type fti_id_t
 
-/* An HDF5 group of FTI's HDF5 output (ckpt_io = 3). Cairn writes no HDF5
+/* An HDF5 group of FTI's HDF5 output (ckpt_io = 5). Cairn writes no HDF5
  * files; groups are named and checked as in FTI and do not change what is
  * stored. */
 typedef struct FTIT_H5Group {

@@ -64,7 +64,7 @@ class FtiClient {
   Status InitGroup(FTIT_H5Group* group, const char* name, FTIT_H5Group* parent);
   Status DefineDataset(int id, int rank, const int64_t* dims, const char* name);
   Status AddField(fti_id_t composite, fti_id_t field, int64_t offset, int64_t elements);
-  void WarnHdf5Once();
+  void WarnHdf5Once(bool hdf5_only_call);
 
  private:
   int DueLevel();
@@ -380,8 +380,11 @@ Status FtiClient::RecoverVarFinalize() {
   return Status();
 }
 
-void FtiClient::WarnHdf5Once() {
-  if (warned_hdf5_) return;
+void FtiClient::WarnHdf5Once(bool hdf5_only_call) {
+  // Composite types describe protected structs for FTI's POSIX output as
+  // well: only HDF5 output asked for (ckpt_io = 5) or a call that only
+  // shapes HDF5 files (groups, datasets) goes unmet.
+  if (warned_hdf5_ || (!hdf5_only_call && !options_.hdf5_output)) return;
   warned_hdf5_ = true;
   int rank = 0;
   MPI_Comm_rank(FTI_COMM_WORLD, &rank);
@@ -402,7 +405,7 @@ Status FtiClient::InitGroup(FTIT_H5Group* group, const char* name, FTIT_H5Group*
   for (const auto& existing : group_names_) {
     if (existing == full) return Status::Error("group '" + full + "' already exists");
   }
-  WarnHdf5Once();
+  WarnHdf5Once(/*hdf5_only_call=*/true);
   group->id = static_cast<int>(group_names_.size());
   group->childrenNo = 0;
   std::snprintf(group->name, FTI_BUFS, "%s", name);
@@ -424,7 +427,7 @@ Status FtiClient::DefineDataset(int id, int rank, const int64_t* dims, const cha
                          " elements, variable " + std::to_string(id) + " has " +
                          std::to_string(var->second.shape.count));
   }
-  WarnHdf5Once();
+  WarnHdf5Once(/*hdf5_only_call=*/true);
   return Status();
 }
 
@@ -440,14 +443,16 @@ Status FtiClient::AddField(fti_id_t composite, fti_id_t field, int64_t offset, i
     return Status::Error("the field at offset " + std::to_string(offset) + " does not fit type " +
                          std::to_string(composite) + " of " + std::to_string(whole->second) + " bytes");
   }
-  WarnHdf5Once();
+  WarnHdf5Once(/*hdf5_only_call=*/false);
   return Status();
 }
 
 // The highest level whose interval has passed (FTI_Snapshot's rule), or -1;
 // the elapsed minutes are the slowest rank's, so every rank agrees.
 int FtiClient::DueLevel() {
-  int mine = static_cast<int>((MPI_Wtime() - start_seconds_) / 60), minutes = mine;
+  // fast_forward: FTI's minutes pass that many times faster.
+  const double seconds = (MPI_Wtime() - start_seconds_) * options_.fast_forward;
+  int mine = static_cast<int>(seconds / 60), minutes = mine;
   MPI_Allreduce(&mine, &minutes, 1, MPI_INT, MPI_MAX, FTI_COMM_WORLD);
   int level = -1;
   for (int l = 1; l <= 4; ++l) {
@@ -660,7 +665,7 @@ FTI_EXPORT fti_id_t FTI_InitCompositeType(const char* name, size_t size, FTIT_H5
   }
   auto id = c->InitType(static_cast<int>(size));
   if (!id.ok()) return Report("FTI_InitCompositeType", id.status());
-  c->WarnHdf5Once();
+  c->WarnHdf5Once(/*hdf5_only_call=*/false);
   return *id;
 }
 

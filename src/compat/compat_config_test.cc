@@ -174,6 +174,15 @@ TEST(FtiConfig, FastForwardScalesSnapshotMinutesWithinFtisBounds) {
   EXPECT_NE(bad.status().message().find("fast_forward = 11 is not 1..10"), std::string::npos);
 }
 
+// keep_l4_ckpt cannot be met (only level-4 versions kept): it warns and
+// does not keep every level's versions on the global tier instead.
+TEST(FtiConfig, KeepL4WarnsAndKeepsNoExtraVersions) {
+  auto o = ReadFtiConfig(WriteFile("[basic]\nckpt_dir = /local\nkeep_l4_ckpt = 1\n"));
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->cairn.keys().count("tiers.pfs.keep"), 0u);
+  EXPECT_TRUE(Warned(o->cairn, "keep_l4_ckpt = 1: Cairn cannot keep only the level-4"));
+}
+
 // FTI's own files capitalise sections ("[Restart]"); the warning explains
 // the section whatever its case.
 TEST(FtiConfig, SectionWarningsIgnoreCase) {

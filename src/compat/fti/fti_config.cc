@@ -60,7 +60,14 @@ Result<bool> ApplyBasic(const IniEntry& e, const std::string& where, FtiOptions*
   } else if (key == "keep_last_ckpt") {
     o->keep_last_checkpoint = *n != 0;
   } else if (key == "keep_l4_ckpt" && *n != 0) {
-    s.Set("tiers.pfs.keep", int64_t{1000000});
+    // FTI archives its level-4 checkpoints only. Cairn drains every version
+    // to the global directory and keeps the same number of versions of every
+    // checkpoint per tier: raising tiers.pfs.keep would keep every level's
+    // versions there, and its public API cannot keep some versions of a name
+    // while deleting the others at FTI_Finalize.
+    s.Warn(where, "keep_l4_ckpt = " + e.value + ": Cairn cannot keep only the level-4 "
+                  "checkpoints; FTI_Finalize keeps all checkpoints with keep_last_ckpt = 1, "
+                  "none otherwise");
   } else if (key == "verbosity") {
     s.Set("general.log_level", LogLevel(*n));
   } else if (key == "ckpt_io" && *n != 1) {

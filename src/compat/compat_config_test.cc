@@ -214,6 +214,38 @@ TEST(FtiConfig, LevelsIntervalsAndSectionWarnings) {
   EXPECT_FALSE(ReadFtiConfig(WriteFile("[basic]\nglbl_dir = /g\n")).ok());
 }
 
+TEST(FtiConfig, FastForwardScalesSnapshotMinutesWithinFtisBounds) {
+  auto o = ReadFtiConfig(WriteFile("[basic]\nckpt_dir = /local\n[Advanced]\nfast_forward = 10\n"
+                                   "final_tag = 3107\n"));
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->fast_forward, 10);
+  EXPECT_TRUE(Warned(o->cairn, "[advanced]: no Cairn meaning, ignored: final_tag"));
+  EXPECT_FALSE(Warned(o->cairn, "fast_forward"));
+  auto plain = ReadFtiConfig(WriteFile("[basic]\nckpt_dir = /local\n"));
+  EXPECT_EQ(plain->fast_forward, 1);
+  auto bad = ReadFtiConfig(WriteFile("[basic]\nckpt_dir = /local\n[advanced]\nfast_forward = 11\n"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("fast_forward = 11 is not 1..10"), std::string::npos);
+}
+
+// keep_l4_ckpt cannot be met (only level-4 versions kept): it warns and
+// does not keep every level's versions on the global tier instead.
+TEST(FtiConfig, KeepL4WarnsAndKeepsNoExtraVersions) {
+  auto o = ReadFtiConfig(WriteFile("[basic]\nckpt_dir = /local\nkeep_l4_ckpt = 1\n"));
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->cairn.keys().count("tiers.pfs.keep"), 0u);
+  EXPECT_TRUE(Warned(o->cairn, "keep_l4_ckpt = 1: Cairn cannot keep only the level-4"));
+}
+
+// FTI's own files capitalise sections ("[Restart]"); the warning explains
+// the section whatever its case.
+TEST(FtiConfig, SectionWarningsIgnoreCase) {
+  auto o = ReadFtiConfig(WriteFile("[Basic]\nckpt_dir = /local\nckpt_io = 5\n[Restart]\nfailure = 1\n"));
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_TRUE(Warned(o->cairn, "[restart]: no Cairn meaning, ignored: failure (FTI's own bookkeeping"));
+  EXPECT_TRUE(o->hdf5_output);
+}
+
 TEST(FtiConfig, LevelThreeIsReedSolomonSurvivingHalfAGroup) {
   std::string path = WriteFile("[basic]\nckpt_dir = /local\nckpt_l2 = 2\nckpt_l3 = 4\ngroup_size = 4\n");
   auto o = ReadFtiConfig(path);

@@ -5,9 +5,17 @@
  *  - FTI_GetStoredSize tells a variable's stored size before it has that
  *    size, FTI_Realloc gives it that size, and FTI_Recover restores it;
  *  - FTI_RecoverVarInit / FTI_RecoverVar / FTI_RecoverVarFinalize restore
- *    variables one by one (an unknown id fails), then FTI_Status() is 0;
+ *    variables one by one (an unknown id fails); FTI_Status() becomes 0
+ *    only after a recovery without failure;
  *  - HDF5 metadata (FTI_InitGroup, FTI_DefineDataset, composite types) is
- *    checked as FTI checks it.
+ *    checked as FTI checks it;
+ *  - ranks may recover in different ways (FTI_Recover on one, FTI_RecoverVar*
+ *    on another) into variables too small at first: the failed recovery
+ *    stays pending, FTI_Realloc and a second recovery succeed (FTI's
+ *    diffSizes test), and the ranks stay in step;
+ *  - the dCP levels checkpoint as their base level;
+ *  - FTI_Init again without FTI_Finalize restarts FTI "live": the new
+ *    instance recovers the checkpoint the first one took.
  * Prints "fti semantics: ok" and exits 0, or names the first failed check.
  *
  *   fti_semantics CONFIG
@@ -86,10 +94,63 @@ int main(int argc, char *argv[]) {
   for (int i = 0; i < n3; ++i) EXPECT(data3[i] == value_at(i));
   EXPECT(FTI_RecoverVar(7) == FTI_NSCS);
   EXPECT(FTI_RecoverVarFinalize() == FTI_SCES);
-  EXPECT(FTI_Status() == 0);
+  EXPECT(FTI_Status() == 1); /* a recovery with a failure stays pending, as in FTI */
   EXPECT(FTI_Finalize() == FTI_SCES);
+
+  /* run 4: recovery mixed across ranks, the first attempt too small */
+  EXPECT(FTI_Init(argv[1], MPI_COMM_WORLD) == FTI_SCES);
+  EXPECT(FTI_Status() == 1);
+  int n4 = 0;
+  double *data4 = calloc(1, sizeof(double));
+  EXPECT(FTI_Protect(0, &n4, 1, FTI_INTG) == FTI_SCES);
+  EXPECT(FTI_Protect(1, data4, 1, FTI_DBLE) == FTI_SCES);
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    int rc = FTI_SCES;
+    if (g_rank == 0) {
+      rc = FTI_Recover();
+    } else {
+      rc += FTI_RecoverVarInit();
+      rc += FTI_RecoverVar(0);
+      rc += FTI_RecoverVar(1);
+      rc += FTI_RecoverVarFinalize();
+    }
+    if (attempt == 1) {
+      EXPECT(rc != FTI_SCES);
+      EXPECT(FTI_Status() == 1); /* still recoverable, as in FTI */
+      data4 = FTI_Realloc(1, data4);
+      EXPECT(data4 != NULL);
+    } else {
+      EXPECT(rc == FTI_SCES);
+    }
+  }
+  EXPECT(n4 == 10 + g_rank);
+  for (int i = 0; i < n4; ++i) EXPECT(data4[i] == value_at(i));
+  EXPECT(FTI_Status() == 0);
+  EXPECT(FTI_GetStoredSize(1) == (int64_t)sizeof(double) * n4); /* known after recovery */
+  EXPECT(FTI_Checkpoint(2, FTI_MAX_LEVEL_ID + 1) == FTI_NSCS);
+  EXPECT(FTI_Checkpoint(2, FTI_L4_DCP) == FTI_DONE);
+  EXPECT(FTI_Finalize() == FTI_SCES);
+
+  /* run 5: FTI_Init twice, the second finding the first one's checkpoint */
+  EXPECT(FTI_Init(argv[1], MPI_COMM_WORLD) == FTI_SCES);
+  EXPECT(FTI_Status() == 1);
+  EXPECT(FTI_Protect(0, &n4, 1, FTI_INTG) == FTI_SCES);
+  EXPECT(FTI_Protect(1, data4, n4, FTI_DBLE) == FTI_SCES);
+  EXPECT(FTI_Recover() == FTI_SCES);
+  data4[0] = -1.0;
+  EXPECT(FTI_Checkpoint(3, FTI_L1_DCP) == FTI_DONE);
+  EXPECT(FTI_Init(argv[1], MPI_COMM_WORLD) == FTI_SCES);
+  EXPECT(FTI_Status() == 1);
+  EXPECT(FTI_Protect(0, &n4, 1, FTI_INTG) == FTI_SCES);
+  EXPECT(FTI_Protect(1, data4, n4, FTI_DBLE) == FTI_SCES);
+  data4[0] = 0.0;
+  EXPECT(FTI_Recover() == FTI_SCES);
+  EXPECT(data4[0] == -1.0 && data4[1] == value_at(1));
+  EXPECT(FTI_Finalize() == FTI_SCES);
+
   free(data2);
   free(data3);
+  free(data4);
   if (g_rank == 0) printf("fti semantics: ok\n");
   MPI_Finalize();
   return 0;

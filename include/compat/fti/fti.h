@@ -13,8 +13,18 @@
 #ifndef CAIRN_COMPAT_FTI_H_
 #define CAIRN_COMPAT_FTI_H_
 
+/* The standard headers FTI's fti.h pulls in (through fti-intern.h): FTI
+ * programs use malloc, printf, memcpy, sleep and bool without including
+ * them. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <mpi.h>
 
 #ifdef __cplusplus
@@ -28,11 +38,32 @@ extern "C" {
 #define FTI_NSCS -1 /* failure */
 #define FTI_NREC -2 /* nothing could be recovered */
 #define FTI_HEAD 2
+/* FTI's "end of work" message to its head ranks, which programs send
+ * themselves before exiting without FTI_Finalize when head > 0. Cairn has no
+ * heads (head > 0 warns), so nothing receives it; the value is FTI's. */
+#define FTI_ENDW 995
+
+/* Checkpoint levels (FTI_Checkpoint). The differential (dCP) levels and
+ * FTI_L4_H5_SINGLE are written as their base level: FTI_L1_DCP..FTI_L4_DCP
+ * as 1..4, FTI_L4_H5_SINGLE as 4 (docs/compat.md). */
+typedef enum {
+  FTI_L1 = 1,
+  FTI_L2,
+  FTI_L3,
+  FTI_L4,
+  FTI_L1_DCP,
+  FTI_L2_DCP,
+  FTI_L3_DCP,
+  FTI_L4_DCP,
+  FTI_L4_H5_SINGLE,
+  FTI_MIN_LEVEL_ID = FTI_L1,
+  FTI_MAX_LEVEL_ID = FTI_L4_H5_SINGLE
+} FTIT_level;
 
 typedef int fti_id_t;
 #define FTIT_type fti_id_t
 
-/* An HDF5 group of FTI's HDF5 output (ckpt_io = 3). Cairn writes no HDF5
+/* An HDF5 group of FTI's HDF5 output (ckpt_io = 5). Cairn writes no HDF5
  * files; groups are named and checked as in FTI and do not change what is
  * stored. */
 typedef struct FTIT_H5Group {
@@ -59,7 +90,8 @@ int FTI_InitType(fti_id_t *type, int size);
 /* Registers count elements of type tid at ptr as variable id (again: update). */
 int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid);
 /* Collective. Checkpoint `id` at level 1 (local), 2 (partner), 3 (Reed-
- * Solomon) or 4 (global file system); FTI_DONE on success. */
+ * Solomon) or 4 (global file system), or a dCP / HDF5 level of FTIT_level
+ * (written as its base level); FTI_DONE on success. */
 int FTI_Checkpoint(int id, int level);
 /* Collective. Restores every protected variable from the newest checkpoint:
  * FTI_SCES, or FTI_NREC when none can be recovered. */

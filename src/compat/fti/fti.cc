@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ class FtiClient {
   Result<bool> Recover();
   Result<bool> Snapshot();
   Status Finalize();
+  // Ends this instance as an interrupted run ends: transfers finished, the
+  // checkpoints kept (FTI_Init called again without FTI_Finalize).
+  Status EndKeepingCheckpoints();
 
   // Stored sizes and variable-by-variable recovery (FTI_GetStoredSize,
   // FTI_Realloc, FTI_RecoverVar*), from the checkpoint being recovered.
@@ -60,13 +64,17 @@ class FtiClient {
   Status InitGroup(FTIT_H5Group* group, const char* name, FTIT_H5Group* parent);
   Status DefineDataset(int id, int rank, const int64_t* dims, const char* name);
   Status AddField(fti_id_t composite, fti_id_t field, int64_t offset, int64_t elements);
-  void WarnHdf5Once();
+  void WarnHdf5Once(bool hdf5_only_call);
 
  private:
   int DueLevel();
   Result<Shape> StoredShape(int id);
   Result<Layout> StoredLayout(int version);
+  Result<bool> FetchPending(bool may_restore_in_place);
+  Status CopyAllStaged();
+  Result<bool> RecoverNewest();
   void Recovered(int version);
+  Status Shutdown();
 
   FtiOptions options_;
   std::map<fti_id_t, size_t> type_sizes_ = {
@@ -75,13 +83,19 @@ class FtiClient {
       {FTI_USHT, sizeof(unsigned short)}, {FTI_UINT, sizeof(unsigned)},
       {FTI_ULNG, sizeof(unsigned long)}, {FTI_SFLT, sizeof(float)}, {FTI_DBLE, sizeof(double)},
       {FTI_LDBE, sizeof(long double)}};
-  bool recovery_pending_ = false;
-  int recoverable_version_ = -1;  // newest at FTI_Init, while recovery_pending_
-  Regions variables_;             // FTI_Protect'ed
+  bool recovery_pending_ = false;  // FTI_Status()
+  int recoverable_version_ = -1;   // newest at FTI_Init, while recovery_pending_
+  int recovered_version_ = -1;     // the checkpoint this run recovered, if any
+  Regions variables_;              // FTI_Protect'ed
   CairnRegions cairn_;
   LayoutJournal journal_;
-  StagedVersion staged_;          // FTI_RecoverVarInit .. Finalize
-  bool staging_ = false;
+  // The pending checkpoint, fetched once by the first recover call on this
+  // rank (FetchPending); a failed fetch is kept and not retried.
+  StagedVersion staged_;
+  bool staged_ready_ = false;
+  std::optional<Status> fetch_failure_;
+  bool var_recovery_open_ = false;    // FTI_RecoverVarInit .. Finalize
+  bool var_recovery_failed_ = false;  // some FTI_RecoverVar of it failed
   std::vector<std::string> group_names_ = {""};  // by group id; 0: the root
   bool warned_hdf5_ = false;
   bool warned_level_[5] = {};
@@ -132,8 +146,23 @@ Status FtiClient::Protect(int id, void* ptr, int64_t count, fti_id_t type) {
   return cairn_.Sync(variables_);
 }
 
-Status FtiClient::Checkpoint(int id, int level) {
-  if (level < 1 || level > 4) return Status::Error("level " + std::to_string(level) + " is not 1..4");
+// The level FTI writes for `level` (FTIT_level), or 0 for none: FTI itself
+// writes FTI_L1_DCP..FTI_L3_DCP as levels 1..3, and FTI_L4_DCP and
+// FTI_L4_H5_SINGLE as level 4 in another format (differential blocks, one
+// HDF5 file). Cairn writes whole versions in its own format at either.
+int BaseLevel(int level) {
+  if (level >= FTI_L1 && level <= FTI_L4) return level;
+  if (level >= FTI_L1_DCP && level <= FTI_L4_DCP) return level - FTI_L4;
+  if (level == FTI_L4_H5_SINGLE) return FTI_L4;
+  return 0;
+}
+
+Status FtiClient::Checkpoint(int id, int requested_level) {
+  const int level = BaseLevel(requested_level);
+  if (level == 0) {
+    return Status::Error("level " + std::to_string(requested_level) + " is not one of FTI's " +
+                         std::to_string(FTI_MIN_LEVEL_ID) + ".." + std::to_string(FTI_MAX_LEVEL_ID));
+  }
   // Levels 2 and 3 are the node-local copy plus the job's cross-node
   // redundancy (ckpt_l2 / ckpt_l3); without it, a durable SSD copy.
   const bool across_nodes = !options_.cairn.redundancy().empty();
@@ -159,13 +188,92 @@ Status FtiClient::Checkpoint(int id, int level) {
   return st;
 }
 
+// Every recover entry point (FTI_Recover, FTI_RecoverVarInit and
+// FTI_RecoverVar, FTI_Snapshot) gets the checkpoint found at FTI_Init from
+// this one collective cairn_restart, the first time any of them runs on this
+// rank; later calls read the staged copy without communicating. FTI recovers
+// from files that FTI_Init put in place, so its programs mix the entry points
+// across ranks and retry after FTI_Realloc (FTI's diffSizes test): a
+// collective per call would leave the ranks in different collectives.
+// Staging buffers shaped by the stored layout always fit, so the restart
+// succeeds or fails alike on every rank whatever the application protected.
+// Returns true when it restored in place instead: allowed for FTI_Recover,
+// when the protected variables are exactly the stored ones (no extra copy).
+Result<bool> FtiClient::FetchPending(bool may_restore_in_place) {
+  if (staged_ready_) return false;
+  if (fetch_failure_) return *fetch_failure_;
+  auto layout = StoredLayout(recoverable_version_);
+  Status st = layout.ok() ? Status() : layout.status();
+  bool in_place = st.ok() && may_restore_in_place && *layout == LayoutOf(variables_);
+  if (in_place) {
+    st = RestoreExactly(kCheckpointName, recoverable_version_);
+  } else if (st.ok()) {
+    st = staged_.Fetch(cairn_, kCheckpointName, recoverable_version_, *layout, variables_);
+  } else {
+    // This rank's journal is unreadable, but the others restart: restore
+    // into what is protected, so that this rank joins the collective.
+    (void)RestoreExactly(kCheckpointName, recoverable_version_);
+  }
+  if (!st.ok()) {
+    fetch_failure_ = st;
+    return st;
+  }
+  staged_ready_ = !in_place;
+  return in_place;
+}
+
+// FTI_Recover restores every variable or none: FTI first checks that the
+// protected variables are the stored ones, of the stored sizes.
+Status FtiClient::CopyAllStaged() {
+  const Layout& stored = staged_.layout();
+  const std::string checkpoint = "checkpoint " + std::to_string(recoverable_version_);
+  for (const auto& [id, shape] : stored) {
+    auto var = variables_.find(id);
+    if (var == variables_.end()) {
+      return Status::Error(checkpoint + " holds variable " + std::to_string(id) +
+                           ", which is not protected (FTI_Protect)");
+    }
+    if (var->second.shape.bytes() != shape.bytes()) {
+      return Status::Error("variable " + std::to_string(id) + " is " +
+                           std::to_string(var->second.shape.bytes()) + " bytes, " + checkpoint +
+                           " holds " + std::to_string(shape.bytes()) +
+                           " (FTI_Realloc gives it the stored size)");
+    }
+  }
+  for (const auto& [id, var] : variables_) {
+    if (!stored.count(id)) {
+      return Status::Error("variable " + std::to_string(id) + " is protected but " + checkpoint +
+                           " does not hold it");
+    }
+  }
+  for (const auto& [id, var] : variables_) {
+    const std::vector<char>* bytes = staged_.Find(id);
+    if (!bytes->empty()) std::memcpy(var.ptr, bytes->data(), bytes->size());
+  }
+  return Status();
+}
+
 Result<bool> FtiClient::Recover() {
+  if (var_recovery_open_) return Status::Error("a variable recovery is open (FTI_RecoverVarFinalize first)");
+  if (!recovery_pending_) return RecoverNewest();
+  auto in_place = FetchPending(/*may_restore_in_place=*/true);
+  if (!in_place.ok()) return in_place.status();
+  if (!*in_place) {
+    Status st = CopyAllStaged();
+    if (!st.ok()) return st;  // still pending, as in FTI: FTI_Realloc, then again
+  }
+  Recovered(recoverable_version_);
+  return true;
+}
+
+// FTI_Recover with nothing pending from FTI_Init: the newest checkpoint of
+// this run (FTI's "live" recovery). Collective on every rank.
+Result<bool> FtiClient::RecoverNewest() {
   int newest = cairn_restart_test(kCheckpointName, -1);
   if (newest < 0) {
     if (cairn_last_error() != CAIRN_SUCCESS) return CairnError(cairn_last_error(), "cairn_restart_test");
     return false;
   }
-  if (staging_) return Status::Error("a variable recovery is open (FTI_RecoverVarFinalize first)");
   int rc = cairn_restart(kCheckpointName, newest);
   if (rc < 0) return CairnError(rc, "cairn_restart of checkpoint " + std::to_string(newest));
   Recovered(rc);
@@ -174,6 +282,9 @@ Result<bool> FtiClient::Recover() {
 
 void FtiClient::Recovered(int version) {
   recovery_pending_ = false;
+  recovered_version_ = version;
+  staged_.Clear();
+  staged_ready_ = false;
   snapshot_count_ = version + 1;
 }
 
@@ -189,14 +300,14 @@ Result<Shape> FtiClient::StoredShape(int id) {
   if (!variables_.count(id)) {
     return Status::Error("variable " + std::to_string(id) + " is not protected (FTI_Protect)");
   }
-  if (!recovery_pending_ && !staging_) {
-    return Status::Error("no checkpoint is being recovered (FTI_Status() is 0)");
-  }
-  auto layout = StoredLayout(recoverable_version_);
+  // As in FTI, the stored sizes stay known after the recovery.
+  int version = recovery_pending_ ? recoverable_version_ : recovered_version_;
+  if (version < 0) return Status::Error("no checkpoint is being recovered or was recovered");
+  auto layout = StoredLayout(version);
   if (!layout.ok()) return layout.status();
   auto it = layout->find(id);
   if (it == layout->end()) {
-    return Status::Error("checkpoint " + std::to_string(recoverable_version_) + " holds no variable " +
+    return Status::Error("checkpoint " + std::to_string(version) + " holds no variable " +
                          std::to_string(id));
   }
   return it->second;
@@ -209,6 +320,7 @@ Result<int64_t> FtiClient::StoredSize(int id) {
 }
 
 Result<void*> FtiClient::Realloc(int id, void* ptr) {
+  if (!recovery_pending_) return Status::Error("no checkpoint is being recovered (FTI_Status() is 0)");
   auto shape = StoredShape(id);
   if (!shape.ok()) return shape.status();
   if (shape->bytes() == 0) return Status::Error("variable " + std::to_string(id) + " was stored empty");
@@ -227,13 +339,13 @@ Result<void*> FtiClient::Realloc(int id, void* ptr) {
 }
 
 Status FtiClient::RecoverVarInit() {
-  if (staging_) return Status();
+  if (var_recovery_open_) return Status();
   if (!recovery_pending_) return Status::Error("no checkpoint is being recovered (FTI_Status() is 0)");
-  auto layout = StoredLayout(recoverable_version_);
-  if (!layout.ok()) return layout.status();
-  Status st = staged_.Fetch(cairn_, kCheckpointName, recoverable_version_, *layout, variables_);
-  staging_ = st.ok();
-  return st;
+  auto in_place = FetchPending(/*may_restore_in_place=*/false);
+  if (!in_place.ok()) return in_place.status();
+  var_recovery_open_ = true;
+  var_recovery_failed_ = false;
+  return Status();
 }
 
 Status FtiClient::RecoverVar(int id) {
@@ -242,30 +354,37 @@ Status FtiClient::RecoverVar(int id) {
   const std::vector<char>* bytes = staged_.Find(id);
   auto var = variables_.find(id);
   if (bytes == nullptr) {
-    return Status::Error("checkpoint " + std::to_string(recoverable_version_) + " holds no variable " +
-                         std::to_string(id));
+    st = Status::Error("checkpoint " + std::to_string(recoverable_version_) + " holds no variable " +
+                       std::to_string(id));
+  } else if (var == variables_.end()) {
+    st = Status::Error("variable " + std::to_string(id) + " is not protected");
+  } else if (var->second.shape.bytes() < bytes->size()) {
+    st = Status::Error("variable " + std::to_string(id) + " is " +
+                       std::to_string(var->second.shape.bytes()) + " bytes, checkpoint " +
+                       std::to_string(recoverable_version_) + " holds " +
+                       std::to_string(bytes->size()) + " (FTI_Realloc gives it the stored size)");
+  } else if (!bytes->empty()) {
+    std::memcpy(var->second.ptr, bytes->data(), bytes->size());
   }
-  if (var == variables_.end()) return Status::Error("variable " + std::to_string(id) + " is not protected");
-  if (var->second.shape.bytes() < bytes->size()) {
-    return Status::Error("variable " + std::to_string(id) + " is " +
-                         std::to_string(var->second.shape.bytes()) + " bytes, checkpoint " +
-                         std::to_string(recoverable_version_) + " holds " +
-                         std::to_string(bytes->size()) + " (FTI_Realloc gives it the stored size)");
-  }
-  if (!bytes->empty()) std::memcpy(var->second.ptr, bytes->data(), bytes->size());
-  return Status();
+  var_recovery_failed_ |= !st.ok();
+  return st;
 }
 
 Status FtiClient::RecoverVarFinalize() {
-  if (!staging_) return Status::Error("no variable recovery is open (FTI_RecoverVarInit)");
-  staging_ = false;
-  staged_.Clear();
-  Recovered(recoverable_version_);
+  if (!var_recovery_open_) return Status::Error("no variable recovery is open (FTI_RecoverVarInit)");
+  var_recovery_open_ = false;
+  // After a failed FTI_RecoverVar the checkpoint stays pending (FTI never
+  // resets FTI_Status here), so that the program can FTI_Realloc and
+  // recover again; a recovery without failure ends.
+  if (!var_recovery_failed_) Recovered(recoverable_version_);
   return Status();
 }
 
-void FtiClient::WarnHdf5Once() {
-  if (warned_hdf5_) return;
+void FtiClient::WarnHdf5Once(bool hdf5_only_call) {
+  // Composite types describe protected structs for FTI's POSIX output as
+  // well: only HDF5 output asked for (ckpt_io = 5) or a call that only
+  // shapes HDF5 files (groups, datasets) goes unmet.
+  if (warned_hdf5_ || (!hdf5_only_call && !options_.hdf5_output)) return;
   warned_hdf5_ = true;
   int rank = 0;
   MPI_Comm_rank(FTI_COMM_WORLD, &rank);
@@ -286,7 +405,7 @@ Status FtiClient::InitGroup(FTIT_H5Group* group, const char* name, FTIT_H5Group*
   for (const auto& existing : group_names_) {
     if (existing == full) return Status::Error("group '" + full + "' already exists");
   }
-  WarnHdf5Once();
+  WarnHdf5Once(/*hdf5_only_call=*/true);
   group->id = static_cast<int>(group_names_.size());
   group->childrenNo = 0;
   std::snprintf(group->name, FTI_BUFS, "%s", name);
@@ -308,7 +427,7 @@ Status FtiClient::DefineDataset(int id, int rank, const int64_t* dims, const cha
                          " elements, variable " + std::to_string(id) + " has " +
                          std::to_string(var->second.shape.count));
   }
-  WarnHdf5Once();
+  WarnHdf5Once(/*hdf5_only_call=*/true);
   return Status();
 }
 
@@ -324,14 +443,16 @@ Status FtiClient::AddField(fti_id_t composite, fti_id_t field, int64_t offset, i
     return Status::Error("the field at offset " + std::to_string(offset) + " does not fit type " +
                          std::to_string(composite) + " of " + std::to_string(whole->second) + " bytes");
   }
-  WarnHdf5Once();
+  WarnHdf5Once(/*hdf5_only_call=*/false);
   return Status();
 }
 
 // The highest level whose interval has passed (FTI_Snapshot's rule), or -1;
 // the elapsed minutes are the slowest rank's, so every rank agrees.
 int FtiClient::DueLevel() {
-  int mine = static_cast<int>((MPI_Wtime() - start_seconds_) / 60), minutes = mine;
+  // fast_forward: FTI's minutes pass that many times faster.
+  const double seconds = (MPI_Wtime() - start_seconds_) * options_.fast_forward;
+  int mine = static_cast<int>(seconds / 60), minutes = mine;
   MPI_Allreduce(&mine, &minutes, 1, MPI_INT, MPI_MAX, FTI_COMM_WORLD);
   int level = -1;
   for (int l = 1; l <= 4; ++l) {
@@ -345,7 +466,7 @@ int FtiClient::DueLevel() {
 }
 
 Result<bool> FtiClient::Snapshot() {
-  if (staging_) return Status::Error("a variable recovery is open (FTI_RecoverVarFinalize first)");
+  if (var_recovery_open_) return Status::Error("a variable recovery is open (FTI_RecoverVarFinalize first)");
   if (recovery_pending_) {
     auto recovered = Recover();
     if (!recovered.ok()) return recovered.status();
@@ -367,10 +488,21 @@ Status FtiClient::Finalize() {
     st = CairnError(cairn_delete(kCheckpointName), "cairn_delete");
     if (st.ok()) st = journal_.Remove(kCheckpointName);
   }
+  Status done = Shutdown();
+  return st.ok() ? done : st;
+}
+
+Status FtiClient::EndKeepingCheckpoints() {
+  Status st = CairnError(cairn_checkpoint_wait(), "cairn_checkpoint_wait");
+  Status done = Shutdown();
+  return st.ok() ? done : st;
+}
+
+Status FtiClient::Shutdown() {
   Status done = CairnError(cairn_finalize(), "cairn_finalize");
   // FTI_COMM_WORLD is FTI_Init's duplicate: it ends with FTI.
   if (FTI_COMM_WORLD != MPI_COMM_NULL) MPI_Comm_free(&FTI_COMM_WORLD);
-  return st.ok() ? done : st;
+  return done;
 }
 
 std::unique_ptr<FtiClient> g_client;  // FTI's API is per process
@@ -395,7 +527,21 @@ using cairn_compat::Report;
 #define FTI_EXPORT extern "C" __attribute__((visibility("default")))
 
 FTI_EXPORT int FTI_Init(const char* configFile, MPI_Comm globalComm) {
-  if (cairn_compat::g_client) return Report("FTI_Init", cairn_compat::Status::Error("already initialized"));
+  // FTI_Init again without FTI_Finalize starts FTI over (FTI's "live
+  // restart", corner case 4): the running instance ends as an interrupted
+  // run would, keeping its checkpoints, so the new one finds them
+  // (FTI_Status() == 1) and the program can FTI_Recover. Its protected
+  // variables are forgotten, as FTI forgets them.
+  if (cairn_compat::g_client) {
+    cairn_compat::Status ended = cairn_compat::g_client->EndKeepingCheckpoints();
+    cairn_compat::g_client.reset();
+    if (!ended.ok()) {
+      // Every rank goes on to the new instance's collective init, which
+      // reports whatever the failure left behind.
+      cairn_compat::ReportError(cairn_compat::kPeer,
+                                "FTI_Init: ending the running instance: " + ended.message());
+    }
+  }
   auto client = std::make_unique<cairn_compat::FtiClient>();
   auto st = client->Init(configFile, globalComm);
   if (st.ok()) cairn_compat::g_client = std::move(client);
@@ -519,7 +665,7 @@ FTI_EXPORT fti_id_t FTI_InitCompositeType(const char* name, size_t size, FTIT_H5
   }
   auto id = c->InitType(static_cast<int>(size));
   if (!id.ok()) return Report("FTI_InitCompositeType", id.status());
-  c->WarnHdf5Once();
+  c->WarnHdf5Once(/*hdf5_only_call=*/false);
   return *id;
 }
 

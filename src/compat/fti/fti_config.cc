@@ -10,6 +10,8 @@
 namespace cairn_compat {
 namespace {
 
+constexpr int64_t kFtiIoHdf5 = 5;  // ckpt_io of FTI's HDF5 output (FTI_IO_HDF5)
+
 Result<int64_t> Integer(const IniEntry& e, const std::string& where) {
   char* end = nullptr;
   long long n = std::strtoll(e.value.c_str(), &end, 10);
@@ -58,14 +60,38 @@ Result<bool> ApplyBasic(const IniEntry& e, const std::string& where, FtiOptions*
   } else if (key == "keep_last_ckpt") {
     o->keep_last_checkpoint = *n != 0;
   } else if (key == "keep_l4_ckpt" && *n != 0) {
-    s.Set("tiers.pfs.keep", int64_t{1000000});
+    // FTI archives its level-4 checkpoints only. Cairn drains every version
+    // to the global directory and keeps the same number of versions of every
+    // checkpoint per tier: raising tiers.pfs.keep would keep every level's
+    // versions there, and its public API cannot keep some versions of a name
+    // while deleting the others at FTI_Finalize.
+    s.Warn(where, "keep_l4_ckpt = " + e.value + ": Cairn cannot keep only the level-4 "
+                  "checkpoints; FTI_Finalize keeps all checkpoints with keep_last_ckpt = 1, "
+                  "none otherwise");
   } else if (key == "verbosity") {
     s.Set("general.log_level", LogLevel(*n));
   } else if (key == "ckpt_io" && *n != 1) {
     s.Warn(where, "ckpt_io = " + e.value + ": Cairn writes its own part files (POSIX, direct I/O)");
+    o->hdf5_output = *n == kFtiIoHdf5;
   } else if (key == "group_size" && *n > 1) {
     o->group_size = static_cast<int>(*n);
   }
+  return true;
+}
+
+// [advanced] keys that map to the layer; false: not one of them.
+// fast_forward makes FTI_Snapshot's minutes pass that many times faster
+// (FTI divides its iterations per minute by it), FTI's knob for testing
+// checkpoint intervals in a short run; FTI_Init refuses a value outside
+// 1..10, as FTI's does.
+Result<bool> ApplyAdvanced(const IniEntry& e, const std::string& where, FtiOptions* o) {
+  if (Lower(e.key) != "fast_forward") return false;
+  auto n = Integer(e, where);
+  if (!n.ok()) return n.status();
+  if (*n < 1 || *n > 10) {
+    return Status::Error(where + ": fast_forward = " + e.value + " is not 1..10 (FTI refuses it too)");
+  }
+  o->fast_forward = static_cast<int>(*n);
   return true;
 }
 
@@ -96,21 +122,21 @@ Result<FtiOptions> ReadFtiConfig(const std::string& path) {
     std::string where = path + ":" + std::to_string(e.line);
     std::string section = Lower(e.section);
     has_ckpt_dir |= section == "basic" && Lower(e.key) == "ckpt_dir";
-    if (section == "basic") {
-      auto applied = ApplyBasic(e, where, &o);
+    if (section == "basic" || section == "advanced") {
+      auto applied = section == "basic" ? ApplyBasic(e, where, &o) : ApplyAdvanced(e, where, &o);
       if (!applied.ok()) return applied.status();
       if (*applied) continue;
     }
-    ignored["[" + e.section + "]"].push_back(e.key);
+    ignored[section].push_back(e.key);
   }
   for (const auto& [section, keys] : ignored) {
     std::string list;
     for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
-    std::string why = section == "[restart]"
+    std::string why = section == "restart"
                           ? " (FTI's own bookkeeping: Cairn restarts when the previous run left a "
                             "recoverable checkpoint, which FTI_Finalize removes)"
                           : "";
-    o.cairn.Warn(path + " " + section, "no Cairn meaning, ignored: " + list + why);
+    o.cairn.Warn(path + " [" + section + "]", "no Cairn meaning, ignored: " + list + why);
   }
   if (!has_ckpt_dir) return Status::Error(path + ": [basic] ckpt_dir is missing");
   RequestLevelRedundancy(&o);

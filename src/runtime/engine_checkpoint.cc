@@ -90,41 +90,44 @@ Result<std::array<std::vector<int64_t>, kTierKinds>> Engine::VersionsEverywhere(
     const std::array<std::vector<StoredVersion>, kTierKinds>& stored) {
   // Rank 0's newest complete versions of each tier are the candidates (a
   // version every rank holds is among them); every rank says which of them
-  // it holds too. A window a little wider than `keep` is enough.
-  size_t window = 0;
+  // it holds too. A window a little wider than the tier's `keep` is enough,
+  // and no wider than what rank 0 holds: a `keep` of "all" (1000000, as the
+  // peers' layers set for the persistent tier) must not cost a million
+  // candidates per checkpoint.
+  std::array<std::set<int64_t>, kTierKinds> complete;
   for (int k = 0; k < kTierKinds; ++k) {
-    window = std::max(window, static_cast<size_t>(config_.KeepFor(static_cast<TierKind>(k))) + 16);
+    for (const StoredVersion& v : stored[k]) {
+      if (v.complete && !v.superseded) complete[k].insert(v.version);
+    }
   }
-  std::vector<int64_t> candidates(kTierKinds * window, kNone);
+  // The wire: per tier, the number of candidates, then the candidates.
+  std::vector<int64_t> wire;
   if (comm_->rank() == 0) {
     for (int k = 0; k < kTierKinds; ++k) {
-      std::vector<int64_t> mine;
-      for (const StoredVersion& v : stored[k]) {
-        if (v.complete && !v.superseded) mine.push_back(v.version);
-      }
-      std::sort(mine.begin(), mine.end(), std::greater<>());
-      mine.resize(std::min(mine.size(), window));
-      std::copy(mine.begin(), mine.end(), candidates.begin() + static_cast<ptrdiff_t>(k * window));
+      const size_t window = static_cast<size_t>(config_.KeepFor(static_cast<TierKind>(k))) + 16;
+      const size_t count = std::min(window, complete[k].size());
+      wire.push_back(static_cast<int64_t>(count));
+      wire.insert(wire.end(), complete[k].rbegin(), std::next(complete[k].rbegin(), count));
     }
   }
-  std::string wire(reinterpret_cast<const char*>(candidates.data()),
-                   candidates.size() * sizeof(int64_t));
-  CAIRN_RETURN_IF_ERROR(comm_->Broadcast(&wire, 0));
-  std::memcpy(candidates.data(), wire.data(), std::min(wire.size(), candidates.size() * 8));
-  std::vector<int64_t> held(candidates.size(), 0);
-  for (int k = 0; k < kTierKinds; ++k) {
-    for (size_t i = 0; i < window; ++i) {
-      const int64_t c = candidates[k * window + i];
-      held[k * window + i] = std::any_of(stored[k].begin(), stored[k].end(), [c](const auto& v) {
-        return c != kNone && v.version == c && v.complete && !v.superseded;
-      });
-    }
+  std::string bytes(reinterpret_cast<const char*>(wire.data()), wire.size() * sizeof(int64_t));
+  CAIRN_RETURN_IF_ERROR(comm_->Broadcast(&bytes, 0));
+  wire.resize(bytes.size() / sizeof(int64_t));
+  std::memcpy(wire.data(), bytes.data(), wire.size() * sizeof(int64_t));
+  // held[i] is 1 where wire[i] is a candidate this rank holds (0 on counts).
+  std::vector<int64_t> held(wire.size(), 0);
+  for (size_t at = 0, k = 0; k < kTierKinds; ++k) {
+    if (at >= wire.size()) return Error(Code::kInternal, "retention: short candidate list from rank 0");
+    const size_t count = static_cast<size_t>(wire[at++]);
+    if (count > wire.size() - at) return Error(Code::kInternal, "retention: candidate list overruns");
+    for (size_t i = 0; i < count; ++i, ++at) held[at] = complete[k].count(wire[at]);
   }
   CAIRN_RETURN_IF_ERROR(comm_->AllreduceMin(held));
   std::array<std::vector<int64_t>, kTierKinds> everywhere;
-  for (int k = 0; k < kTierKinds; ++k) {
-    for (size_t i = 0; i < window; ++i) {
-      if (held[k * window + i]) everywhere[k].push_back(candidates[k * window + i]);
+  for (size_t at = 0, k = 0; k < kTierKinds; ++k) {
+    const size_t count = static_cast<size_t>(wire[at++]);
+    for (size_t i = 0; i < count; ++i, ++at) {
+      if (held[at]) everywhere[k].push_back(wire[at]);
     }
   }
   return everywhere;

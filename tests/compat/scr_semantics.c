@@ -14,12 +14,15 @@
  *    restart choices, SCR_Current picks one, SCR_Delete removes an output
  *    dataset's files; unknown names fail;
  *  - SCR_Current of a checkpoint no longer in the cache (nor flushed)
- *    fails and changes nothing.
+ *    fails and changes nothing;
+ *  - a file that every rank writes is refused while files are cached, and
+ *    with SCR_CACHE_BYPASS=1 is written at its path and restarted from there.
  * Prints "scr semantics: ok" and exits 0, or names the first failed check.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -39,6 +42,21 @@ static int write_dataset(const char *name, int value, int valid) {
   fprintf(f, "%d\n", value);
   fclose(f);
   return SCR_Complete_output(valid);
+}
+
+/* Checkpoint dataset `name` whose one file "shared/data.ckpt" every rank
+ * writes its own int into, at its rank's offset; the SCR_Complete_output
+ * result. */
+static int write_shared_dataset(const char *name) {
+  char file[SCR_MAX_FILENAME];
+  EXPECT(SCR_Start_output(name, SCR_FLAG_CHECKPOINT) == SCR_SUCCESS);
+  EXPECT(SCR_Route_file("shared/data.ckpt", file) == SCR_SUCCESS);
+  int value = 100 + g_rank;
+  int fd = open(file, O_WRONLY | O_CREAT, 0600);
+  EXPECT(fd >= 0);
+  EXPECT(pwrite(fd, &value, sizeof value, (off_t)(g_rank * sizeof value)) == sizeof value);
+  EXPECT(fsync(fd) == 0 && close(fd) == 0);
+  return SCR_Complete_output(1);
 }
 
 int main(int argc, char *argv[]) {
@@ -137,6 +155,30 @@ int main(int argc, char *argv[]) {
   EXPECT(SCR_Current("sixth") == SCR_FAILURE);
   EXPECT(SCR_Have_restart(&flag, name) == SCR_SUCCESS && flag == 1);
   EXPECT(strcmp(name, "seventh") == 0);
+  /* a file every rank writes is refused while files are cached */
+  EXPECT(write_shared_dataset("shared-cached") == SCR_FAILURE);
+  EXPECT(SCR_Finalize() == SCR_SUCCESS);
+
+  /* SCR_CACHE_BYPASS: a shared file is written at its path under the
+   * prefix, and the next run restarts from it there */
+  EXPECT(SCR_Config("SCR_CACHE_BYPASS=1") == NULL);
+  EXPECT(SCR_Init() == SCR_SUCCESS);
+  EXPECT(write_shared_dataset("shared") == SCR_SUCCESS);
+  EXPECT(access("shared/data.ckpt", R_OK) == 0);
+  EXPECT(SCR_Finalize() == SCR_SUCCESS);
+  EXPECT(SCR_Init() == SCR_SUCCESS);
+  EXPECT(SCR_Have_restart(&flag, name) == SCR_SUCCESS && flag == 1);
+  EXPECT(strcmp(name, "shared") == 0);
+  EXPECT(SCR_Start_restart(name) == SCR_SUCCESS);
+  EXPECT(SCR_Route_file("shared/data.ckpt", file) == SCR_SUCCESS);
+  int fd = open(file, O_RDONLY);
+  int stored = -1;
+  EXPECT(fd >= 0 && pread(fd, &stored, sizeof stored, (off_t)(g_rank * sizeof stored)) == sizeof stored);
+  close(fd);
+  EXPECT(stored == 100 + g_rank);
+  EXPECT(SCR_Complete_restart(1) == SCR_SUCCESS);
+  /* the restart leaves the file where it is */
+  EXPECT(access("shared/data.ckpt", R_OK) == 0);
   EXPECT(SCR_Finalize() == SCR_SUCCESS);
   if (g_rank == 0) printf("scr semantics: ok\n");
   MPI_Finalize();

@@ -41,11 +41,13 @@ struct DatasetRecord {
   char name[SCR_MAX_FILENAME] = {};
 };
 
-// A file of the open output phase: where the application writes it, and
-// where SCR_FLAG_OUTPUT says it must end up.
+// A file of the open phase: where the application writes (or reads) it,
+// where SCR_FLAG_OUTPUT says it must end up, and whether the routed path is
+// Cairn's (a cached file) or the file's own (output only, SCR_CACHE_BYPASS).
 struct RoutedFile {
   std::string routed;
   std::string final_path;
+  bool cached = true;
 };
 
 class ScrClient {
@@ -75,6 +77,8 @@ class ScrClient {
   Result<bool> AllTrue(bool mine);
   Status PublishOutputFiles();
   void DiscardRoutedFiles();
+  bool RoutesToOwnPath() const;
+  Status CheckNoSharedFile();
   Status IndexDataset();
   Result<int> NewestUsableCheckpoint();
   Result<int> LiveDataset(const char* name) const;
@@ -148,18 +152,24 @@ Status ScrClient::RouteFile(const char* name, char* file) {
     return Status::Error(std::string("file name '") + name + "' is longer than SCR_MAX_FILENAME");
   }
   std::string final_path = AbsolutePath(name);
-  bool output_only = state_ == State::kOutput && !(record_.flags & SCR_FLAG_CHECKPOINT);
-  if (state_ == State::kIdle || output_only) {
-    // Outside a phase SCR hands the name back; an output-only dataset is
-    // written where it belongs, since nothing of it is cached.
-    if (output_only) {
+  if (state_ == State::kIdle) {
+    // Outside a phase SCR hands the name back.
+    std::snprintf(file, SCR_MAX_FILENAME, "%s", name);
+    return Status();
+  }
+  if (RoutesToOwnPath()) {
+    // Written (or read) where it belongs, since nothing of it is cached.
+    if (state_ == State::kOutput) {
       std::error_code ec;
       std::filesystem::create_directories(std::filesystem::path(final_path).parent_path(), ec);
       if (ec) return Status::Error("cannot create the directory of '" + final_path + "': " + ec.message());
+    } else if (access(final_path.c_str(), R_OK) != 0) {
+      return Status::Error("'" + final_path + "' of dataset '" + record_.name +
+                           "' (written with SCR_CACHE_BYPASS) cannot be read");
     }
-    std::snprintf(file, SCR_MAX_FILENAME, "%s", state_ == State::kIdle ? name : final_path.c_str());
-    // Output files join the index (SCR_Delete removes them).
-    if (output_only) routed_.push_back(RoutedFile{final_path, final_path});
+    std::snprintf(file, SCR_MAX_FILENAME, "%s", final_path.c_str());
+    // These files join the index (SCR_Delete removes them).
+    routed_.push_back(RoutedFile{final_path, final_path, /*cached=*/false});
     return Status();
   }
   std::string logical = RoutedFileName(final_path);
@@ -273,14 +283,51 @@ Status ScrClient::StartOutput(const char* name, int flags) {
 }
 
 void ScrClient::DiscardRoutedFiles() {
-  for (const auto& f : routed_) unlink(f.routed.c_str());
+  for (const auto& f : routed_) {
+    if (f.cached) unlink(f.routed.c_str());
+  }
   routed_.clear();
 }
 
-// A checkpoint that is also output: its files are copied to their paths
-// under the prefix before Cairn takes them into the version.
+// Whether the open phase's files are at their own paths: an output-only
+// dataset's, and a checkpoint's written, or being restarted, with
+// SCR_CACHE_BYPASS.
+bool ScrClient::RoutesToOwnPath() const {
+  if (state_ == State::kOutput) {
+    return !(record_.flags & SCR_FLAG_CHECKPOINT) || options_.cache_bypass;
+  }
+  auto dataset = index_.datasets().find(fetched_version_);
+  return state_ == State::kRestart && dataset != index_.datasets().end() && dataset->second.bypass;
+}
+
+// Collective. Cairn caches each rank's files apart, so a file that several
+// ranks write together (SCR's shared-file mode) cannot be cached: it is
+// refused, naming SCR_CACHE_BYPASS, before any version is made of it.
+Status ScrClient::CheckNoSharedFile() {
+  std::vector<std::string> mine;
+  for (const auto& f : routed_) {
+    if (f.cached) mine.push_back(f.final_path);
+  }
+  auto all = GatherStrings(mine, comm_);
+  if (!all.ok()) return all.status();
+  std::sort(all->begin(), all->end());
+  auto shared = std::adjacent_find(all->begin(), all->end());
+  std::string name = shared != all->end() ? *shared : "";
+  int length = static_cast<int>(name.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm_);
+  name.resize(length);
+  MPI_Bcast(name.data(), length, MPI_CHAR, 0, comm_);
+  if (name.empty()) return Status();
+  return Status::Error("'" + name + "' was routed by more than one rank: Cairn caches each rank's "
+                       "files apart, so a file shared by ranks needs SCR_CACHE_BYPASS=1 (written "
+                       "at its own path under the prefix)");
+}
+
+// A checkpoint that is also output: its cached files are copied to their
+// paths under the prefix before Cairn takes them into the version.
 Status ScrClient::PublishOutputFiles() {
   for (const auto& f : routed_) {
+    if (!f.cached) continue;
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(f.final_path).parent_path(), ec);
     if (!ec) {
@@ -296,6 +343,13 @@ Status ScrClient::CompleteOutput(bool valid) {
   if (state_ != State::kOutput) return Status::Error("no output phase is open (SCR_Start_output)");
   state_ = State::kIdle;
   bool checkpoint = record_.flags & SCR_FLAG_CHECKPOINT;
+  if (checkpoint) {
+    Status unshared = CheckNoSharedFile();
+    if (!unshared.ok()) {
+      DiscardRoutedFiles();
+      return unshared;
+    }
+  }
   Status published;
   if (valid && checkpoint && (record_.flags & SCR_FLAG_OUTPUT)) published = PublishOutputFiles();
   if (!published.ok()) ReportError(kPeer, published.message());
@@ -320,14 +374,18 @@ Status ScrClient::CompleteOutput(bool valid) {
 // Enters the completed dataset in the index, with every rank's output
 // files (for SCR_Delete); a new checkpoint supersedes SCR_Current's mark.
 Status ScrClient::IndexDataset() {
+  const bool bypass = (record_.flags & SCR_FLAG_CHECKPOINT) && options_.cache_bypass;
   std::vector<std::string> mine;
-  if (record_.flags & SCR_FLAG_OUTPUT) {
+  if ((record_.flags & SCR_FLAG_OUTPUT) || bypass) {
     for (const auto& f : routed_) mine.push_back(f.final_path);
   }
   routed_.clear();
   auto files = GatherStrings(mine, comm_);
   if (!files.ok()) return files.status();
-  Status st = index_.Add(record_.id, ScrDataset{record_.name, record_.flags, false, false, *files});
+  // A shared file is listed once.
+  std::sort(files->begin(), files->end());
+  files->erase(std::unique(files->begin(), files->end()), files->end());
+  Status st = index_.Add(record_.id, ScrDataset{record_.name, record_.flags, false, false, *files, bypass});
   if (st.ok() && (record_.flags & SCR_FLAG_CHECKPOINT)) {
     // Also in this run: the next restart starts from the newest again.
     restart_limit_ = -1;

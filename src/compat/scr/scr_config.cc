@@ -45,7 +45,6 @@ const std::map<std::string, std::string>& IgnoredParams() {
       {"SCR_JOB_NAME", "no Cairn meaning"}, {"SCR_USER_NAME", "no Cairn meaning"},
       {"SCR_JOB_ID", "no Cairn meaning"}, {"SCR_ENABLE", "the Cairn layer is always enabled"},
       {"SCR_FETCH", "Cairn always fetches the newest recoverable checkpoint at restart"},
-      {"SCR_CACHE_BYPASS", "Cairn always writes the node-local tier first"},
   };
   return params;
 }
@@ -56,7 +55,7 @@ const std::set<std::string>& HandledParams() {
   static const std::set<std::string> params = {
       "SCR_CONF_FILE", "SCR_PREFIX", "SCR_CACHE_BASE", "CACHEDIR", "SCR_CACHE_SIZE",
       "SCR_FLUSH", "SCR_FLUSH_ASYNC", "SCR_COPY_TYPE", "SCR_SET_SIZE", "CKPT", "SCR_CHECKPOINT_INTERVAL",
-      "SCR_CHECKPOINT_SECONDS", "SCR_DEBUG", "SCR_PREFIX_SIZE"};
+      "SCR_CHECKPOINT_SECONDS", "SCR_DEBUG", "SCR_PREFIX_SIZE", "SCR_CACHE_BYPASS"};
   return params;
 }
 
@@ -146,6 +145,10 @@ Status ApplyParam(const std::string& key, const Setting& s, ScrOptions* o) {
       o->checkpoint_seconds = static_cast<int>(*n);
       o->cairn.Set("placement.interval", *n);
     }
+  } else if (key == "SCR_CACHE_BYPASS") {
+    auto n = NonNegative(s, key);
+    if (!n.ok()) return n.status();
+    o->cache_bypass = *n != 0;
   } else if (key == "SCR_FLUSH_ASYNC") {
     o->cairn.Set("tiers.pfs.flush", std::string(s.value == "0" ? "sync" : "async"));
   } else if (key == "SCR_COPY_TYPE" || key == "SCR_SET_SIZE") {

@@ -18,6 +18,10 @@ struct ScrOptions {
   std::string prefix;              // SCR_PREFIX, absolute (default: working directory)
   int checkpoint_interval = 1;     // SCR_CHECKPOINT_INTERVAL: Need_checkpoint calls
   int checkpoint_seconds = 0;      // SCR_CHECKPOINT_SECONDS (0: off)
+  // SCR_CACHE_BYPASS = 1: a checkpoint's files are written and read at
+  // their own paths under the prefix (a file shared by ranks needs it), not
+  // cached by Cairn. Unset or 0: cached (SCR 3's default is 1).
+  bool cache_bypass = false;
 };
 
 // The parameters an application sets with SCR_Config before SCR_Init, in

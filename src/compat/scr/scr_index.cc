@@ -31,7 +31,7 @@ std::string ScrIndex::ToJson() const {
   for (const auto& [id, d] : datasets_) {
     datasets[std::to_string(id)] = {{"name", d.name},       {"flags", d.flags},
                                     {"failed", d.failed},   {"dropped", d.dropped},
-                                    {"files", d.files}};
+                                    {"files", d.files},     {"bypass", d.bypass}};
   }
   json root = {{"format", 1}, {"datasets", datasets}};
   root["current"] = current_ ? json(*current_) : json(nullptr);
@@ -54,7 +54,8 @@ Status ScrIndex::FromJson(const std::string& text, const std::string& origin) {
       if (used != key.size() || id < 0) return Status::Error(origin + where + ": not a dataset id");
       datasets[id] = ScrDataset{d.at("name").get<std::string>(), IntOf(d.at("flags")),
                                 d.at("failed").get<bool>(), d.at("dropped").get<bool>(),
-                                d.at("files").get<std::vector<std::string>>()};
+                                d.at("files").get<std::vector<std::string>>(),
+                                d.contains("bypass") && d.at("bypass").get<bool>()};
     }
     where = "/current";
     const json& current = root.at("current");

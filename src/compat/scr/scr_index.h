@@ -28,7 +28,10 @@ struct ScrDataset {
   int flags = 0;
   bool failed = false;   // a restart from it failed (SCR_Complete_restart(0))
   bool dropped = false;  // SCR_Drop / SCR_Delete, or superseded by SCR_Current
-  std::vector<std::string> files;  // output files under the prefix, all ranks
+  std::vector<std::string> files;  // files at their paths under the prefix, all ranks
+  // A checkpoint written with SCR_CACHE_BYPASS: its files are `files`, at
+  // their paths, not in Cairn's version. Absent in older indexes: false.
+  bool bypass = false;
 };
 
 class ScrIndex {

@@ -365,6 +365,14 @@ TEST(ScrConfigStore, FollowsScrGrammar) {
   EXPECT_EQ(value("SCR_CACHE_BASE"), "=/dev/shm/==name");
   ASSERT_TRUE(store.Apply("DEBUG=0").ok());
   EXPECT_EQ(value("debug"), "0");
+  // Two values of STORE: no one value (SCR returns NULL), each child found.
+  ASSERT_TRUE(store.Apply("STORE=/ssd COUNT=2").ok());
+  auto words = store.Apply("STORE");
+  ASSERT_TRUE(words.ok() && *words);
+  auto both = LookupScrParam(**words, store);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("STORE has 2 values"), std::string::npos);
+  EXPECT_EQ(value("STORE=/ssd COUNT"), "2");
   ASSERT_TRUE(store.Apply("STORE=").ok());
   EXPECT_EQ(value("STORE"), "<none>");
   EXPECT_FALSE(store.Apply("").ok());

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 
 #include <mpi.h>
-#include <veloc.h>
+/* As VeloC's own test/heatdis_mem.c includes it. */
+#include "include/veloc.h"
 
 #include "heatdis.h"
 

@@ -298,12 +298,23 @@ std::optional<std::string> ScrConfigStore::Child(const std::string& key, const s
   return std::nullopt;
 }
 
+size_t ScrConfigStore::Count(const std::string& key) const {
+  auto it = params_.find(key);
+  return it == params_.end() ? 0 : it->second.size();
+}
+
 Result<std::optional<std::string>> LookupScrParam(const std::vector<std::string>& query,
                                                   const ScrConfigStore& app) {
   auto all = CollectSettings(app);
   if (!all.ok()) return all.status();
   auto it = all->find(query[0]);
   if (query.size() == 1) {
+    // As SCR: a parameter set with several values ("STORE=/dev/shm ...",
+    // "STORE=/ssd ...") has no one value to return.
+    if (const size_t values = app.Count(query[0]); values > 1) {
+      return Status::Error(query[0] + " has " + std::to_string(values) + " values: query one of them as '" +
+                           query[0] + "=<value> <child>'");
+    }
     if (it == all->end()) return std::optional<std::string>();
     return std::optional<std::string>(it->second.value);
   }

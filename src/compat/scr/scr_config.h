@@ -46,6 +46,8 @@ class ScrConfigStore {
   // Child `child` of entry `value` of `key`, if set here.
   std::optional<std::string> Child(const std::string& key, const std::string& value,
                                    const std::string& child) const;
+  // How many values `key` is set with here (several for STORE, CKPT, ...).
+  size_t Count(const std::string& key) const;
 
  private:
   std::map<std::string, std::vector<Entry>> params_;  // per key, oldest first

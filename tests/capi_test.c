@@ -1,7 +1,8 @@
 /* Tests the C API from C: bad input of every kind gets a clear error, the
  * process keeps running, a round trip works, the last error can be asked
  * for (CAIRN_LAST_ERROR), info structs honour their size, and
- * cairn_delete removes one checkpoint from every tier, and a drain that
+ * cairn_delete removes one checkpoint from every tier (cairn_delete_version
+ * one version of it), and a drain that
  * cannot complete shows in cairn_last_wait while the wait succeeds.
  * Single-process mode. */
 #define CAIRN_NO_MPI
@@ -161,6 +162,19 @@ int main(void) {
   EXPECT(f != NULL && fgets(back, sizeof back, f) != NULL);
   if (f) fclose(f);
   EXPECT(strcmp(back, "routed file contents") == 0);
+
+  /* cairn_delete_version: one version goes from every tier, the others
+   * stay; again, or a version never stored, is not an error. */
+  EXPECT(cairn_checkpoint("heat", 18) == CAIRN_SUCCESS);
+  EXPECT(cairn_checkpoint_wait() == CAIRN_SUCCESS);
+  EXPECT(tree_has_dir(dir, "v0000000018") && tree_has_dir(dir, "v0000000017"));
+  EXPECT(cairn_delete_version("heat", 18) == CAIRN_SUCCESS);
+  EXPECT(!tree_has_dir(dir, "v0000000018") && tree_has_dir(dir, "v0000000017"));
+  EXPECT(cairn_restart_test("heat", -1) == 17);
+  EXPECT(cairn_delete_version("heat", 18) == CAIRN_SUCCESS);
+  EXPECT(cairn_delete_version("heat", 99) == CAIRN_SUCCESS);
+  EXPECT_ERROR(cairn_delete_version(NULL, 1), CAIRN_E_INVALID_ARGUMENT, "NULL");
+  EXPECT_ERROR(cairn_delete_version("heat", -2), CAIRN_E_INVALID_ARGUMENT, ">= 0");
 
   /* cairn_delete: every version of one name goes from every tier (memory,
    * ssd, pfs: the drains have run), other names stay. */

@@ -45,7 +45,7 @@ module cairn
   integer, parameter, public :: CAIRN_LAST_ERROR = -huge(0) - 1
 
   public :: cairn_init, cairn_init_single, cairn_protect, cairn_unprotect, cairn_checkpoint, &
-      cairn_checkpoint_wait, cairn_restart_test, cairn_restart, cairn_delete, cairn_finalize, &
+      cairn_checkpoint_wait, cairn_restart_test, cairn_restart, cairn_delete, cairn_delete_version, cairn_finalize, &
       cairn_error_message
 
   !> cairn_init(comm, config, ierr). Collective over comm: an mpi_f08
@@ -103,6 +103,11 @@ module cairn
     integer(c_int) function c_delete(name) bind(C, name="cairn_delete")
       import :: c_int, c_char
       character(kind=c_char), intent(in) :: name(*)
+    end function
+    integer(c_int) function c_delete_version(name, version) bind(C, name="cairn_delete_version")
+      import :: c_int, c_char
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: version
     end function
     integer(c_int) function c_finalize() bind(C, name="cairn_finalize")
       import :: c_int
@@ -285,6 +290,14 @@ contains
     character(len=*), intent(in) :: name
     integer, intent(out) :: ierr
     call finish(c_delete(c_string(name)), ierr)
+  end subroutine
+
+  !> Collective. Removes one version of checkpoint `name` from every tier.
+  subroutine cairn_delete_version(name, version, ierr)
+    character(len=*), intent(in) :: name
+    integer, intent(in) :: version
+    integer, intent(out) :: ierr
+    call finish(c_delete_version(c_string(name), int(version, c_int)), ierr)
   end subroutine
 
   !> Collective. Waits for background work and releases Cairn.

@@ -299,6 +299,14 @@ CAIRN_EXPORT int cairn_route_file(const char *logical, char *path_out, size_t le
  * stored version is not an error (CAIRN_SUCCESS: deleting is idempotent). */
 CAIRN_EXPORT int cairn_delete(const char *name);
 
+/* Collective. Removes version `version` of checkpoint `name` from every tier
+ * of this job, after waiting for the background drains; the other versions
+ * stay. A version no tier holds is not an error (CAIRN_SUCCESS). With
+ * [dedup] a version whose pages a kept version refers to is refused
+ * (CAIRN_E_INVALID_ARGUMENT, naming the referring version): delete that one
+ * first. Added after 0.2.0 (docs/api.md). */
+CAIRN_EXPORT int cairn_delete_version(const char *name, int version);
+
 /* Waits for background work, releases every resource. Collective. */
 CAIRN_EXPORT int cairn_finalize(void);
 

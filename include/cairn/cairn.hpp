@@ -125,6 +125,10 @@ class Session {
   }
   // Collective: removes every version of name from every tier (cairn_delete).
   Status Delete(const std::string& name) { return Status(cairn_delete(name.c_str())); }
+  // Collective: removes one version of name from every tier (cairn_delete_version).
+  Status DeleteVersion(const std::string& name, int version) {
+    return Status(cairn_delete_version(name.c_str(), version));
+  }
   Status RouteFile(const std::string& logical, std::string* path) {
     std::vector<char> buffer(4096);
     int rc = cairn_route_file(logical.c_str(), buffer.data(), buffer.size());

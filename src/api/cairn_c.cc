@@ -407,6 +407,13 @@ int cairn_delete(const char* name) {
   });
 }
 
+int cairn_delete_version(const char* name, int version) {
+  return WithEngine("cairn_delete_version", [&](Engine& e, Instance&) {
+    if (name == nullptr) return Report(NullArgument("cairn_delete_version", "name"));
+    return Finish("cairn_delete_version", e.DeleteVersion(name, version));
+  });
+}
+
 int cairn_finalize(void) {
   return WithEngine("cairn_finalize", [&](Engine& e, Instance& inst) {
     inst.mu.AssertHeld();

@@ -142,6 +142,10 @@ class Engine {
   Status Finalize();  // collective
   // Collective: removes every version of name from every tier (engine_delete.cc).
   Status Delete(const std::string& name);
+  // Collective: removes one version of name from every tier; refused while
+  // a kept version's pages refer to it ([dedup]). Deleting a version no
+  // tier holds succeeds.
+  Status DeleteVersion(const std::string& name, int64_t version);
 
   const Comm& comm() const { return *comm_; }
   // For collectives of the C API outside the pipelines (api/transparent_c.cc).

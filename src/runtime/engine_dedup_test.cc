@@ -206,6 +206,37 @@ TEST_F(EngineDedupTest, RetentionKeepsReferencedVersions) {
   ExpectRestart(2, 1, 3);
 }
 
+// Deleting one version: refused while a kept version's pages refer to it
+// (the message names that version), allowed for the referring one; the
+// next version is then planned afresh, never against a deleted one.
+TEST_F(EngineDedupTest, DeletingAVersionKeepsEveryKeptVersionResolvable) {
+  config_.dedup.mode = DedupMode::kCollectiveIncremental;
+  config_.keep = 10;
+  RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
+    for (int64_t v = 0; v <= 2; ++v) {
+      fill_(state, rank, v);
+      ASSERT_TRUE(e.Checkpoint("dd", v).ok());
+    }
+    Status refused = e.DeleteVersion("dd", 0);  // 1 and 2 refer to the full 0
+    EXPECT_EQ(refused.code(), Code::kInvalidArgument);
+    EXPECT_NE(refused.ToString().find("refers to its pages"), std::string::npos) << refused.ToString();
+    ASSERT_TRUE(e.DeleteVersion("dd", 2).ok());
+    // Planned against 2 (deleted), version 3 would refer to its pages.
+    fill_(state, rank, 3);
+    ASSERT_TRUE(e.Checkpoint("dd", 3).ok());
+    ASSERT_TRUE(e.Wait().ok());
+  });
+  auto tier = OpenNodeTier(env_.get(), config_, TierKind::kMemory, 0);
+  ASSERT_TRUE(tier.ok());
+  auto held = (*tier)->Versions("dd");
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(*held, (std::vector<int64_t>{0, 1, 3}));
+  auto m = ReadManifest(**tier, "dd", 3, 0);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m->references.empty()) << m->references.size();
+  ExpectRestart(2, 1, 3);
+}
+
 TEST_F(EngineDedupTest, AnUnresolvableReferenceFallsBackToAnOlderVersion) {
   config_.dedup.mode = DedupMode::kCollectiveIncremental;
   config_.dedup.full_every = 2;  // 0 full, 1 -> 0, 2 full, 3 -> 2

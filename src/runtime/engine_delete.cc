@@ -1,5 +1,7 @@
-// Engine, deleting a checkpoint: every version of one name, on every tier
-// of this job (cairn_delete; engine.h).
+// Engine, deleting a checkpoint: every version of one name (cairn_delete),
+// or one version of it (cairn_delete_version), on every tier of this job
+// (engine.h).
+#include <algorithm>
 #include <functional>
 
 #include "base/log.h"
@@ -65,7 +67,61 @@ Status Engine::Delete(const std::string& name) {
   CAIRN_RETURN_IF_ERROR(comm_->Agree(rest).Annotate(fmt::format("deleting '{}'", name)));
   names_written_.erase(name);
   std::erase_if(skipped_newest_, [&](const auto& entry) { return entry.first.first == name; });
+  // [dedup]: the next version must not refer to pages just deleted.
+  if (dedup_) dedup_->Forget();
   Log(LogLevel::kInfo, "deleted '{}': {} copy(ies) of this rank removed", name, removed);
+  return Status::Ok();
+}
+
+Status Engine::DeleteVersion(const std::string& name, int64_t version) {
+  CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
+  const std::string what = fmt::format("deleting '{}' version {}", name, version);
+  if (version < 0) return Error(Code::kInvalidArgument, "{}: a version is >= 0", what);
+  // As Delete: no drain may write back what is being deleted.
+  CAIRN_RETURN_IF_ERROR(
+      comm_->Agree(Wait()).Annotate(fmt::format("{}: waiting for background work", what)));
+  int removed = 0;
+  Status local = [&]() -> Status {
+    MutexLock lock(&mu_);
+    // [dedup] A kept version whose pages refer to this one would lose them:
+    // it goes first (every rank's manifest lists the same references).
+    for (int k = 0; k < kTierKinds; ++k) {
+      if (!tiers_[k]) continue;
+      for (const StoredVersion& kept : StoredCopies(k, name, kNone)) {
+        if (std::find(kept.references.begin(), kept.references.end(), version) !=
+            kept.references.end()) {
+          return Error(Code::kInvalidArgument,
+                       "version {} on tier {} refers to its pages ([dedup]): delete that one first",
+                       kept.version, TierKindName(static_cast<TierKind>(k)));
+        }
+      }
+    }
+    for (const auto& t : tiers_) {
+      if (!t) continue;
+      CAIRN_ASSIGN_OR_RETURN(auto versions, t->Versions(name));
+      if (std::find(versions.begin(), versions.end(), version) == versions.end()) continue;
+      // Other ranks may still be removing their files from the directory.
+      CAIRN_RETURN_IF_ERROR(RemoveCopy(*t, name, version, /*remove_empty_dir=*/false));
+      ++removed;
+    }
+    return Status::Ok();
+  }();
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(local).Annotate(what));
+  // What is left in the version's directories is no rank's of this job: one
+  // rank per tier directory removes it.
+  auto leads = LeadsTierDirectory(*comm_, tiers_);
+  Status rest = leads.status();
+  for (int k = 0; k < kTierKinds && rest.ok(); ++k) {
+    if ((*leads)[k]) rest = env_->DeleteRecursive(tiers_[k]->VersionDir(name, version));
+  }
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(rest).Annotate(what));
+  std::erase_if(skipped_newest_, [&](const auto& entry) {
+    return entry.first.first == name && entry.second.second == version;
+  });
+  // [dedup] The next version of the name may have been planned against it.
+  if (dedup_) dedup_->Forget();
+  Log(LogLevel::kInfo, "deleted '{}' version {}: {} copy(ies) of this rank removed", name, version,
+      removed);
   return Status::Ok();
 }
 

@@ -78,6 +78,7 @@ std::vector<EntryPoint> EntryPoints() {
        }},
       {"cairn_route_file", [] { return cairn_route_file("f", path, sizeof path); }},
       {"cairn_delete", [] { return cairn_delete("x"); }},
+      {"cairn_delete_version", [] { return cairn_delete_version("x", 1); }},
       {"cairn_malloc_protected",
        [] { return cairn_malloc_protected(16) == nullptr ? cairn_last_error() : 0; }},
       {"cairn_free_protected", [] { return cairn_free_protected(nullptr); }},

@@ -16,7 +16,8 @@
  *  - SCR_Current of a checkpoint no longer in the cache (nor flushed)
  *    fails and changes nothing;
  *  - a file that every rank writes is refused while files are cached, and
- *    with SCR_CACHE_BYPASS=1 is written at its path and restarted from there.
+ *    with SCR_CACHE_BYPASS=1 is written at its path and restarted from there;
+ *    SCR_Delete of that checkpoint removes its file and its Cairn version.
  * Prints "scr semantics: ok" and exits 0, or names the first failed check.
  */
 #include <stdio.h>
@@ -27,6 +28,8 @@
 
 #include <mpi.h>
 #include <scr.h>
+
+#include <cairn/cairn.h>
 
 #include "semantics_check.h"
 
@@ -179,6 +182,14 @@ int main(int argc, char *argv[]) {
   EXPECT(SCR_Complete_restart(1) == SCR_SUCCESS);
   /* the restart leaves the file where it is */
   EXPECT(access("shared/data.ckpt", R_OK) == 0);
+  /* SCR_Delete of a checkpoint: its files and its Cairn version go */
+  int newest = cairn_restart_test("scr", -1);
+  EXPECT(newest >= 0);
+  EXPECT(SCR_Delete("shared") == SCR_SUCCESS);
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT(access("shared/data.ckpt", F_OK) != 0);
+  int after = cairn_restart_test("scr", -1);
+  EXPECT(after < newest);
   EXPECT(SCR_Finalize() == SCR_SUCCESS);
   if (g_rank == 0) printf("scr semantics: ok\n");
   MPI_Finalize();

@@ -188,6 +188,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("delete", [](const std::string& name) {
     CheckReleased([&] { return cairn_delete(name.c_str()); });
   });
+  m.def("delete_version", [](const std::string& name, int version) {
+    CheckReleased([&] { return cairn_delete_version(name.c_str(), version); });
+  }, py::arg("name"), py::arg("version"));
   m.def("last_checkpoint", &LastCheckpoint);
   m.def("last_restart", &LastRestart);
   m.def("route_file", &RouteFile, py::arg("logical"));

@@ -166,6 +166,9 @@ def test_unprotect_and_delete(comm: MPI.Comm, config: str) -> None:
         c.unprotect(0)
         with pytest.raises(cairn.NotFoundError):
             c.unprotect(0)
+        c.checkpoint("gone", 2)
+        c.delete_version("gone", 2)
+        assert c.restart_test("gone") == 1
         c.delete("gone")
         assert c.restart_test("gone") is None
 

@@ -446,14 +446,17 @@ void ScrClient::DeleteFilesAndEmptyDirs(const std::vector<std::string>& files) c
   }
 }
 
-// SCR deletes the dataset's files from the prefix and the cache. Cairn's
-// API removes versions of a checkpoint only all together (cairn_delete), so
-// a checkpoint's Cairn copy is dropped from the index (never restarted
-// from) and leaves the tiers by retention ([retention] keep).
+// SCR deletes the dataset's files from the prefix and the cache: a
+// checkpoint's Cairn version goes from every tier too.
 Status ScrClient::Delete(const char* name) {
   if (state_ != State::kIdle) return Status::Error("called inside an open output or restart phase");
   auto id = LiveDataset(name);
   if (!id.ok()) return id.status();
+  if (index_.datasets().at(*id).flags & SCR_FLAG_CHECKPOINT) {
+    Status st = CairnError(cairn_delete_version(kCheckpointName, *id),
+                           "cairn_delete_version of dataset '" + std::string(name) + "'");
+    if (!st.ok()) return st;
+  }
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   if (rank == 0) DeleteFilesAndEmptyDirs(index_.datasets().at(*id).files);

@@ -77,6 +77,7 @@ __all__ = [
     "checkpoint",
     "checkpoint_wait",
     "delete",
+    "delete_version",
     "finalize",
     "init",
     "last_checkpoint",
@@ -231,6 +232,15 @@ def delete(name: str) -> None:
     _core.delete(name)
 
 
+def delete_version(name: str, version: int) -> None:
+    """Collective. Removes version ``version`` of checkpoint ``name`` from every tier.
+
+    A version no tier holds is not an error; with ``[dedup]``, InvalidArgumentError
+    while a kept version's pages refer to it (delete that one first).
+    """
+    _core.delete_version(name, version)
+
+
 def last_checkpoint() -> CheckpointInfo:
     """What the last successful checkpoint did (NotFoundError before the first)."""
     return CheckpointInfo(**_core.last_checkpoint())
@@ -270,6 +280,7 @@ class Session:
     restart_test = staticmethod(restart_test)
     restart = staticmethod(restart)
     delete = staticmethod(delete)
+    delete_version = staticmethod(delete_version)
     last_checkpoint = staticmethod(last_checkpoint)
     last_restart = staticmethod(last_restart)
     route_file = staticmethod(route_file)

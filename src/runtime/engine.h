@@ -261,6 +261,9 @@ class Engine {
   // Drains a committed version to the tiers below `from` that take it.
   void ScheduleDrains(TierKind from, const std::string& name, int64_t version,
                       std::vector<Status>* sync_errors);
+  // Whether version of name is above the one this run committed last: left
+  // behind by a rollback, never to be kept.
+  bool AbandonedLocked(const std::string& name, int64_t version) const REQUIRES(mu_);
   // One drain, pinning the source and the target until it is done or
   // superseded by `keep` newer drains to the same tier (Flusher::AddSuperseding).
   void ScheduleDrain(TierKind from, TierKind to, const std::string& name, int64_t version,
@@ -462,6 +465,9 @@ class Engine {
   // one source feeds drains to several tiers.
   std::multiset<std::pair<int, int64_t>> pinned_ GUARDED_BY(mu_);
   WaitCounts background_ GUARDED_BY(mu_);  // since the last Wait
+  // The version of each name this run committed last: a higher version
+  // still being drained was abandoned by a rollback (AbandonedLocked).
+  std::map<std::string, int64_t> last_committed_ GUARDED_BY(mu_);
   WaitCounts last_wait_;  // what the last Wait saw
   std::unique_ptr<Flusher> flusher_;
 };

@@ -81,6 +81,12 @@ std::vector<StoredVersion> Engine::StoredCopies(int k, const std::string& name,
       stored.superseded = v > committed || (v == committed && copy->run_id != run_id_);
     }
     if (v == committed && !stored.superseded) stored.pinned = true;
+    if (AbandonedLocked(name, v)) {
+      // A rollback left v behind: it goes even while a drain pins it, since
+      // that drain will not commit it (CopyVersionDown checks under mu_).
+      stored.superseded = true;
+      stored.pinned = false;
+    }
     out.push_back(stored);
   }
   return out;
@@ -194,7 +200,15 @@ Status Engine::CopyVersionDown(TierKind from, TierKind to, const std::string& na
       drained.files.push_back(f);
     }
     std::string encoded = drained.Encode();
-    CAIRN_RETURN_IF_ERROR(dst->PutFile(name, version, ManifestFileName(comm_->rank()), encoded));
+    {
+      // The manifest makes the copy count; never for a version a rollback
+      // abandoned meanwhile, whose files that rollback's retention deletes.
+      MutexLock lock(&mu_);
+      if (AbandonedLocked(name, version)) {
+        return Error(Code::kNotFound, "'{}' version {} was abandoned by a rollback", name, version);
+      }
+      CAIRN_RETURN_IF_ERROR(dst->PutFile(name, version, ManifestFileName(comm_->rank()), encoded));
+    }
     if (to == TierKind::kSsd) controller_->RecordSsdWrite(drained.DataBytes() + encoded.size());
     return Status::Ok();
   }();
@@ -224,10 +238,20 @@ bool Engine::MakeRoomBelow(TierKind to, const std::string& name, int64_t version
   return false;
 }
 
+bool Engine::AbandonedLocked(const std::string& name, int64_t version) const {
+  auto last = last_committed_.find(name);
+  return last != last_committed_.end() && version > last->second;
+}
+
 Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_t version) {
   // REQUIRES: ScheduleDrains pinned (from, version) and (to, version); both
   // are unpinned here.
-  Status s = CopyVersionDown(from, to, name, version);
+  bool abandoned = false;
+  {
+    MutexLock lock(&mu_);
+    abandoned = AbandonedLocked(name, version);
+  }
+  Status s = abandoned ? Status::Ok() : CopyVersionDown(from, to, name, version);
   // A full tier makes room by deleting older versions there, which the
   // version being drained supersedes, rather than refusing the newest one
   // for ever while keeping the oldest.
@@ -242,8 +266,25 @@ Status Engine::Drain(TierKind from, TierKind to, const std::string& name, int64_
     MutexLock lock(&mu_);
     pinned_.erase(pinned_.find({static_cast<int>(from), version}));
     pinned_.erase(pinned_.find({static_cast<int>(to), version}));
-    ++(s.ok() ? background_.done : background_.failed);
-    if (!s.ok()) background_.last_failure = s.ToString();
+    // The application rolled back while this drain waited or ran: it
+    // committed a lower version since, and a restart must never come back
+    // to this one. What that commit's retention did not delete yet goes
+    // here (the source once no other drain reads it).
+    abandoned = AbandonedLocked(name, version);
+    if (abandoned) {
+      (void)RemoveCopy(*tier(to), name, version, /*remove_empty_dir=*/true);
+      if (pinned_.count({static_cast<int>(from), version}) == 0) {
+        (void)RemoveCopy(*tier(from), name, version, /*remove_empty_dir=*/true);
+      }
+    } else {
+      ++(s.ok() ? background_.done : background_.failed);
+      if (!s.ok()) background_.last_failure = s.ToString();
+    }
+  }
+  if (abandoned) {
+    Log(LogLevel::kInfo, "'{}' version {}: a lower version was committed after it (a rollback); "
+        "not kept on {} or {}", name, version, TierKindName(from), TierKindName(to));
+    return Status::Ok();
   }
   if (!s.ok()) {
     // The version is committed on `from`: the job has lost nothing, so this
@@ -511,6 +552,10 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
   }
   ++checkpoints_;
   names_written_.insert(name);
+  {
+    MutexLock lock(&mu_);
+    last_committed_[name] = version;
+  }
   // The routed files are in the committed version now. Clearing them is
   // housekeeping, not part of the commit: a failure only costs a copy of
   // them in the next checkpoint.

@@ -66,6 +66,10 @@ Status Engine::Delete(const std::string& name) {
   }
   CAIRN_RETURN_IF_ERROR(comm_->Agree(rest).Annotate(fmt::format("deleting '{}'", name)));
   names_written_.erase(name);
+  {
+    MutexLock lock(&mu_);
+    last_committed_.erase(name);
+  }
   std::erase_if(skipped_newest_, [&](const auto& entry) { return entry.first.first == name; });
   // [dedup]: the next version must not refer to pages just deleted.
   if (dedup_) dedup_->Forget();

@@ -483,6 +483,39 @@ class HeldDrainEnv final : public EnvWrapper {
   std::shared_future<void> released_ = release_.get_future().share();
 };
 
+// A rollback while the higher version's drains are held or queued: 50
+// commits, then 30 while 50's drain into the ssd tier is held. Once the
+// drains finish, no tier holds 50, and a restart takes 30 (it took 50,
+// which the application had abandoned, when the drains' pins kept 50 from
+// the rollback's retention).
+TEST_F(EngineTest, ARollbackDropsTheAbandonedVersionAlsoWhileItDrains) {
+  HeldDrainEnv held_env(env_.get());
+  auto opened = Open(&held_env);
+  ASSERT_NE(opened, nullptr);
+  Engine& e = *opened;
+  ProtectState(e);
+  grid_[5] = 50.0;
+  ASSERT_TRUE(e.Checkpoint("heat", 50).ok());
+  held_env.held.get_future().wait();
+  grid_[5] = 30.0;
+  const std::vector<double> saved = grid_;
+  ASSERT_TRUE(e.Checkpoint("heat", 30).ok());
+  held_env.Release();
+  ASSERT_TRUE(e.Wait().ok());
+  ASSERT_TRUE(e.Finalize().ok());
+  for (TierKind kind : {TierKind::kMemory, TierKind::kSsd, TierKind::kPfs}) {
+    EXPECT_EQ(*TierOf(kind).Versions("heat"), std::vector<int64_t>{30}) << TierKindName(kind);
+  }
+  auto reopened = Open();
+  ProtectState(*reopened);
+  EXPECT_EQ(*reopened->RestartTest("heat", -1), 30);
+  std::fill(grid_.begin(), grid_.end(), 0.0);
+  auto report = reopened->Restart("heat", 30);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->version, 30);
+  EXPECT_EQ(grid_, saved);
+}
+
 // Versions 20, 30 and 40 commit while the drain of 10 is held: the ssd
 // tier keeps 2, so 30 and 40 reach it and only 20 is superseded, although
 // the memory tier (keep 1) holds none of them but 40 by the end.

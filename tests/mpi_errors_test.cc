@@ -1,7 +1,8 @@
 // Errors that travel: a failure on one rank of a collective call reaches
 // every rank with its own code, its message and the rank it happened on, so
 // that rank 0 — often the only output a user reads — names the cause.
-// Registered with 4 ranks; the damage is always on the last one.
+// Registered with 4 ranks; the damage (or the odd argument) is always on
+// the last one.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -140,6 +141,52 @@ TEST_F(MpiErrorsTest, ABadArgumentOnOneRankFailsTheCallOnEveryRank) {
   EXPECT_NE(message.find("../state"), std::string::npos) << message;
   // The engine is still usable and consistent afterwards.
   EXPECT_EQ(cairn_checkpoint("state", 1), CAIRN_SUCCESS);
+  EXPECT_EQ(cairn_finalize(), CAIRN_SUCCESS);
+}
+
+// Arguments refused before the engine (NULL, unknown flags) on the last
+// rank only: every rank fails the call with its cause instead of waiting
+// for it, and the next collective call pairs up as it should.
+TEST_F(MpiErrorsTest, ANullOrBadFlagOnOneRankFailsTheCallOnEveryRank) {
+  if (Size() < 2) GTEST_SKIP() << "needs several ranks";
+  ASSERT_EQ(cairn_init(MPI_COMM_WORLD, config_.c_str()), CAIRN_SUCCESS);
+  ASSERT_EQ(cairn_protect(0, data_.data(), data_.size(), sizeof(uint64_t)), CAIRN_SUCCESS);
+  const bool odd_one = Rank() == last();
+  int rc = cairn_checkpoint(odd_one ? nullptr : "state", 1);
+  for (int code : AllCodes(rc)) EXPECT_EQ(code, CAIRN_E_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cairn_error_message(rc)).find("NULL"), std::string::npos);
+  rc = cairn_checkpoint_flags("state", 1, odd_one ? 0x80u : 0u);
+  for (int code : AllCodes(rc)) EXPECT_EQ(code, CAIRN_E_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cairn_error_message(rc)).find("flag"), std::string::npos);
+  EXPECT_EQ(cairn_checkpoint("state", 2), CAIRN_SUCCESS);
+  rc = cairn_restart(odd_one ? nullptr : "state", 2);
+  for (int code : AllCodes(rc)) EXPECT_EQ(code, CAIRN_E_INVALID_ARGUMENT);
+  EXPECT_EQ(cairn_restart_test(odd_one ? nullptr : "state", -1), -1);
+  for (int code : AllCodes(cairn_last_error())) EXPECT_EQ(code, CAIRN_E_INVALID_ARGUMENT);
+  rc = cairn_delete(odd_one ? nullptr : "state");
+  for (int code : AllCodes(rc)) EXPECT_EQ(code, CAIRN_E_INVALID_ARGUMENT);
+  EXPECT_EQ(cairn_restart_test("state", -1), 2);
+  EXPECT_EQ(cairn_finalize(), CAIRN_SUCCESS);
+}
+
+// One collective call naming another version, or another checkpoint, on
+// one rank: refused on every rank, nothing committed (a version that the
+// ranks wrote under different numbers could never be restored).
+TEST_F(MpiErrorsTest, RanksNamingDifferentVersionsAreRefusedOnEveryRank) {
+  if (Size() < 2) GTEST_SKIP() << "needs several ranks";
+  ASSERT_EQ(cairn_init(MPI_COMM_WORLD, config_.c_str()), CAIRN_SUCCESS);
+  ASSERT_EQ(cairn_protect(0, data_.data(), data_.size(), sizeof(uint64_t)), CAIRN_SUCCESS);
+  ASSERT_EQ(cairn_checkpoint("state", 1), CAIRN_SUCCESS);
+  int rc = cairn_checkpoint("state", Rank() == last() ? 3 : 2);
+  for (int code : AllCodes(rc)) EXPECT_EQ(code, CAIRN_E_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cairn_error_message(rc)).find("different versions"), std::string::npos)
+      << cairn_error_message(rc);
+  rc = cairn_checkpoint(Rank() == last() ? "other" : "state", 2);
+  for (int code : AllCodes(rc)) EXPECT_EQ(code, CAIRN_E_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cairn_error_message(rc)).find("different checkpoints"), std::string::npos)
+      << cairn_error_message(rc);
+  EXPECT_EQ(cairn_restart_test("state", -1), 1);
+  EXPECT_EQ(cairn_restart_test("other", -1), -1);
   EXPECT_EQ(cairn_finalize(), CAIRN_SUCCESS);
 }
 

@@ -222,10 +222,10 @@ int Init(const char* call, const char* config_path, MakeComm&& make_comm) {
 
 int Checkpoint(const char* call, const char* name, int version, unsigned flags) {
   return WithEngine(call, [&](Engine& e, Instance&) {
-    if (name == nullptr) return Report(NullArgument(call, "name"));
+    if (name == nullptr) return Report(e.RefuseCall(NullArgument(call, "name")));
     if ((flags & ~CAIRN_CHECKPOINT_DURABLE) != 0) {
-      return Report(Error(Code::kInvalidArgument, "{}: unknown flag bits {:#x}", call,
-                          flags & ~CAIRN_CHECKPOINT_DURABLE));
+      return Report(e.RefuseCall(Error(Code::kInvalidArgument, "{}: unknown flag bits {:#x}", call,
+                                       flags & ~CAIRN_CHECKPOINT_DURABLE)));
     }
     Status s = e.Checkpoint(name, version, (flags & CAIRN_CHECKPOINT_DURABLE) != 0);
     if (s.ok()) api::OnCheckpointCommitted();
@@ -349,7 +349,7 @@ int cairn_last_wait(cairn_wait_info* info) {
 
 int cairn_restart_test(const char* name, int max_version) {
   int rc = WithEngine("cairn_restart_test", [&](Engine& e, Instance&) {
-    if (name == nullptr) return Report(NullArgument("cairn_restart_test", "name"));
+    if (name == nullptr) return Report(e.RefuseCall(NullArgument("cairn_restart_test", "name")));
     auto v = e.RestartTest(name, max_version);
     if (!v.ok()) return Report(v.status().Annotate("cairn_restart_test"));
     return static_cast<int>(*v);
@@ -362,7 +362,7 @@ int cairn_restart_test(const char* name, int max_version) {
 int cairn_restart(const char* name, int version) {
   return WithEngine("cairn_restart", [&](Engine& e, Instance& inst) {
     inst.mu.AssertHeld();
-    if (name == nullptr) return Report(NullArgument("cairn_restart", "name"));
+    if (name == nullptr) return Report(e.RefuseCall(NullArgument("cairn_restart", "name")));
     auto report = e.Restart(name, version);
     if (!report.ok()) return Report(report.status().Annotate("cairn_restart"));
     inst.restarted = *report;
@@ -402,14 +402,14 @@ int cairn_route_file(const char* logical, char* path_out, size_t len) {
 
 int cairn_delete(const char* name) {
   return WithEngine("cairn_delete", [&](Engine& e, Instance&) {
-    if (name == nullptr) return Report(NullArgument("cairn_delete", "name"));
+    if (name == nullptr) return Report(e.RefuseCall(NullArgument("cairn_delete", "name")));
     return Finish("cairn_delete", e.Delete(name));
   });
 }
 
 int cairn_delete_version(const char* name, int version) {
   return WithEngine("cairn_delete_version", [&](Engine& e, Instance&) {
-    if (name == nullptr) return Report(NullArgument("cairn_delete_version", "name"));
+    if (name == nullptr) return Report(e.RefuseCall(NullArgument("cairn_delete_version", "name")));
     return Finish("cairn_delete_version", e.DeleteVersion(name, version));
   });
 }

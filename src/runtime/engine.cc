@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "base/log.h"
@@ -251,6 +252,25 @@ Status Engine::RemoveCopy(Tier& t, const std::string& name, int64_t version,
 Status Engine::ValidateRequest(const std::string& name, int64_t version) {
   CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
   if (version < 0) return Error(Code::kInvalidArgument, "version {} is negative", version);
+  return Status::Ok();
+}
+
+Status Engine::AgreeOnTarget(const std::string& name, int64_t version) {
+  // Minima of each value and of its negation: the range over the ranks.
+  const int64_t name_hash = static_cast<int64_t>(std::hash<std::string>{}(name) >> 1);
+  std::vector<int64_t> values = {version, -version, name_hash, -name_hash};
+  CAIRN_RETURN_IF_ERROR(comm_->AllreduceMin(values));
+  if (values[2] != -values[3]) {
+    return Error(Code::kInvalidArgument,
+                 "the ranks name different checkpoints in one collective call ('{}' on rank {})",
+                 name, comm_->rank());
+  }
+  if (values[0] != -values[1]) {
+    return Error(Code::kInvalidArgument,
+                 "the ranks name different versions of '{}' in one collective call ({} to {}; {} "
+                 "on rank {})",
+                 name, values[0], -values[1], version, comm_->rank());
+  }
   return Status::Ok();
 }
 

@@ -146,6 +146,11 @@ class Engine {
   // a kept version's pages refer to it ([dedup]). Deleting a version no
   // tier holds succeeds.
   Status DeleteVersion(const std::string& name, int64_t version);
+  // Collective: a rank that refused a collective call before it reached the
+  // engine (a NULL argument, unknown flags) takes part in the call's first
+  // agreement with `refused`, so that every rank fails with its cause
+  // instead of waiting for it. Every collective call starts with one.
+  Status RefuseCall(const Status& refused) { return comm_->Agree(refused); }
 
   const Comm& comm() const { return *comm_; }
   // For collectives of the C API outside the pipelines (api/transparent_c.cc).
@@ -165,6 +170,10 @@ class Engine {
   // collective step that can fail on one rank ends in comm_->Agree, so that
   // every rank returns the failing rank's code and message.
   static Status ValidateRequest(const std::string& name, int64_t version);
+  // Collective, right after a call's first agreement: the same checkpoint
+  // name and version on every rank, or kInvalidArgument on every rank (a
+  // version some ranks wrote as 2 and others as 3 could never be restored).
+  Status AgreeOnTarget(const std::string& name, int64_t version);
 
   Tier* tier(TierKind kind) const { return tiers_[static_cast<int>(kind)].get(); }
   std::vector<Region> SortedRegions() const;

@@ -448,6 +448,7 @@ Status Engine::Checkpoint(const std::string& name, int64_t version, bool force) 
     if (tiers_[k]) hold_deletions[k].emplace(tiers_[k].get(), Tier::SlotWork::kDeletions);
   }
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
+  CAIRN_RETURN_IF_ERROR(AgreeOnTarget(name, version));
   double start = clock_->MonotonicSeconds();
   controller_->EnterCheckpoint();
   CheckpointReport report;

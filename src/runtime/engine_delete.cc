@@ -35,7 +35,8 @@ Result<std::array<bool, kTierKinds>> LeadsTierDirectory(
 }  // namespace
 
 Status Engine::Delete(const std::string& name) {
-  CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateName("checkpoint name", name)));
+  CAIRN_RETURN_IF_ERROR(AgreeOnTarget(name, 0));
   // A drain reads one tier's copy and writes another's: none may run while
   // the copies go, or it would write back what was just deleted.
   CAIRN_RETURN_IF_ERROR(comm_->Agree(Wait()).Annotate(
@@ -78,9 +79,13 @@ Status Engine::Delete(const std::string& name) {
 }
 
 Status Engine::DeleteVersion(const std::string& name, int64_t version) {
-  CAIRN_RETURN_IF_ERROR(ValidateName("checkpoint name", name));
   const std::string what = fmt::format("deleting '{}' version {}", name, version);
-  if (version < 0) return Error(Code::kInvalidArgument, "{}: a version is >= 0", what);
+  Status request = ValidateName("checkpoint name", name);
+  if (request.ok() && version < 0) {
+    request = Error(Code::kInvalidArgument, "{}: a version is >= 0", what);
+  }
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(request));
+  CAIRN_RETURN_IF_ERROR(AgreeOnTarget(name, version));
   // As Delete: no drain may write back what is being deleted.
   CAIRN_RETURN_IF_ERROR(
       comm_->Agree(Wait()).Annotate(fmt::format("{}: waiting for background work", what)));

@@ -226,12 +226,19 @@ Status Engine::OtherJobSizeError(RestartCopies& copies) {
 
 Result<int64_t> Engine::RestartTest(const std::string& name, int64_t max_version) {
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateName("checkpoint name", name)));
+  CAIRN_RETURN_IF_ERROR(AgreeOnTarget(name, max_version));
   // A version whose lost copies its groups can rebuild is recoverable:
   // rebuilt now, so that the agreement finds it.
   CAIRN_RETURN_IF_ERROR(RebuildLostCopies(name, max_version));
   RestartCopies copies(*this, name);
   CAIRN_ASSIGN_OR_RETURN(AgreedVersion agreed, AgreeOnVersion(copies, max_version));
   if (agreed.version == kNone) CAIRN_RETURN_IF_ERROR(OtherJobSizeError(copies));
+  // Copies were lost and their groups could not rebuild them: not the
+  // plain "none" of a job that never checkpointed (docs/redundancy.md).
+  if (agreed.version == kNone && !last_rebuild_error_.ok()) {
+    return Error(last_rebuild_error_.code(), "no recoverable version of checkpoint '{}': {}", name,
+                 last_rebuild_error_.message());
+  }
   return agreed.version;
 }
 
@@ -420,6 +427,7 @@ Status Engine::MeasureRollback(RestartCopies& copies, double restored_created,
 
 Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) {
   CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateRequest(name, version)));
+  CAIRN_RETURN_IF_ERROR(AgreeOnTarget(name, version));
   // The job waits for its restart: the slots reserved for its next
   // checkpoints are made after it, not beside it.
   Tier::SlotHold hold_reservation(FastLevelTier(), Tier::SlotWork::kAll);
@@ -479,7 +487,9 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
       CAIRN_RETURN_IF_ERROR(MeasureRollback(copies, staged.created, &report));
       report.seconds = clock_->MonotonicSeconds() - start;
       report.ecc_shards_corrected = ecc_shards_corrected() - corrected_before;
-      if (last_rebuild_.name == name && last_rebuild_.summary.version == v) {
+      // The scheme only when it rebuilt something (cairn.h: "" otherwise).
+      if (last_rebuild_.name == name && last_rebuild_.summary.version == v &&
+          last_rebuild_.summary.parts_rebuilt > 0) {
         report.parts_rebuilt = last_rebuild_.summary.parts_rebuilt;
         report.redundancy = last_rebuild_.summary.scheme;
       }

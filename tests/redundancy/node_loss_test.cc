@@ -284,6 +284,10 @@ void RestartMustFail(const Options& o, const std::string& config) {
   Check(cairn_protect(0, buf.data(), buf.size(), 1), "cairn_protect");
   int found = cairn_restart_test("state", -1);
   CHECK(found == -1, "restart_test found version %d beyond the scheme's tolerance", found);
+  // Not the plain "none" of a job that never checkpointed: the cause is kept.
+  std::string cause = cairn_error_message(CAIRN_LAST_ERROR);
+  CHECK(cairn_last_error() != CAIRN_SUCCESS && cause.find("survives") != std::string::npos,
+        "restart_test's error does not say what the scheme survives: %s", cause.c_str());
   int rc = cairn_restart("state", 1000);
   std::string message = cairn_error_message(CAIRN_LAST_ERROR);
   CHECK(rc < 0 && message.find("survives") != std::string::npos,

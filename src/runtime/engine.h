@@ -267,6 +267,13 @@ class Engine {
   // version each tier holds complete on every rank (kNone: none).
   Result<std::array<int64_t, kTierKinds>> ApplyRetention(const std::string& name,
                                                          int64_t committed);
+  // Collective, for Delete and DeleteVersion: once no drain runs, removes
+  // this rank's copies of name (every version, or only `only`) from every
+  // tier, then one rank per tier directory removes what no rank of this job
+  // owns there (the name's directory, or the version's); errors annotated
+  // with `what`. The copies this rank removed.
+  Result<int> RemoveFromEveryTier(const std::string& name, std::optional<int64_t> only,
+                                  const std::string& what);
   // Drains a committed version to the tiers below `from` that take it.
   void ScheduleDrains(TierKind from, const std::string& name, int64_t version,
                       std::vector<Status>* sync_errors);

@@ -3,6 +3,7 @@
 // (engine.h).
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "base/log.h"
 #include "format/layout.h"
@@ -34,13 +35,12 @@ Result<std::array<bool, kTierKinds>> LeadsTierDirectory(
 
 }  // namespace
 
-Status Engine::Delete(const std::string& name) {
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateName("checkpoint name", name)));
-  CAIRN_RETURN_IF_ERROR(AgreeOnTarget(name, 0));
+Result<int> Engine::RemoveFromEveryTier(const std::string& name, std::optional<int64_t> only,
+                                        const std::string& what) {
   // A drain reads one tier's copy and writes another's: none may run while
   // the copies go, or it would write back what was just deleted.
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(Wait()).Annotate(
-      fmt::format("deleting '{}': waiting for background work", name)));
+  CAIRN_RETURN_IF_ERROR(
+      comm_->Agree(Wait()).Annotate(fmt::format("{}: waiting for background work", what)));
   int removed = 0;
   Status local = [&]() -> Status {
     MutexLock lock(&mu_);
@@ -48,6 +48,7 @@ Status Engine::Delete(const std::string& name) {
       if (!t) continue;
       CAIRN_ASSIGN_OR_RETURN(auto versions, t->Versions(name));
       for (int64_t v : versions) {
+        if (only && v != *only) continue;
         // Other ranks may still be removing their files from the directory.
         CAIRN_RETURN_IF_ERROR(RemoveCopy(*t, name, v, /*remove_empty_dir=*/false));
         ++removed;
@@ -55,17 +56,27 @@ Status Engine::Delete(const std::string& name) {
     }
     return Status::Ok();
   }();
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(local).Annotate(fmt::format("deleting '{}'", name)));
-  // Every rank's own files are gone. What is left under the name is no
-  // rank's of this job (a run on more ranks in the same directories, a run
-  // killed mid-write): one rank per tier directory removes the rest.
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(local).Annotate(what));
+  // Every rank's own files are gone. What is left is no rank's of this job
+  // (a run on more ranks in the same directories, a run killed mid-write):
+  // one rank per tier directory removes the rest.
   auto leads = LeadsTierDirectory(*comm_, tiers_);
   Status rest = leads.status();
   for (int k = 0; k < kTierKinds && rest.ok(); ++k) {
+    if (!(*leads)[k]) continue;
     // <root>/<name> holds the name's version directories (storage/tier.h).
-    if ((*leads)[k]) rest = env_->DeleteRecursive(JoinPath(tiers_[k]->root(), name));
+    rest = env_->DeleteRecursive(only ? tiers_[k]->VersionDir(name, *only)
+                                      : JoinPath(tiers_[k]->root(), name));
   }
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(rest).Annotate(fmt::format("deleting '{}'", name)));
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(rest).Annotate(what));
+  return removed;
+}
+
+Status Engine::Delete(const std::string& name) {
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(ValidateName("checkpoint name", name)));
+  CAIRN_RETURN_IF_ERROR(AgreeOnTarget(name, 0));
+  CAIRN_ASSIGN_OR_RETURN(int removed,
+                         RemoveFromEveryTier(name, std::nullopt, fmt::format("deleting '{}'", name)));
   names_written_.erase(name);
   {
     MutexLock lock(&mu_);
@@ -86,14 +97,10 @@ Status Engine::DeleteVersion(const std::string& name, int64_t version) {
   }
   CAIRN_RETURN_IF_ERROR(comm_->Agree(request));
   CAIRN_RETURN_IF_ERROR(AgreeOnTarget(name, version));
-  // As Delete: no drain may write back what is being deleted.
-  CAIRN_RETURN_IF_ERROR(
-      comm_->Agree(Wait()).Annotate(fmt::format("{}: waiting for background work", what)));
-  int removed = 0;
-  Status local = [&]() -> Status {
+  // [dedup] A kept version whose pages refer to this one would lose them:
+  // it goes first (every rank's manifest lists the same references).
+  Status unreferenced = [&]() -> Status {
     MutexLock lock(&mu_);
-    // [dedup] A kept version whose pages refer to this one would lose them:
-    // it goes first (every rank's manifest lists the same references).
     for (int k = 0; k < kTierKinds; ++k) {
       if (!tiers_[k]) continue;
       for (const StoredVersion& kept : StoredCopies(k, name, kNone)) {
@@ -105,25 +112,10 @@ Status Engine::DeleteVersion(const std::string& name, int64_t version) {
         }
       }
     }
-    for (const auto& t : tiers_) {
-      if (!t) continue;
-      CAIRN_ASSIGN_OR_RETURN(auto versions, t->Versions(name));
-      if (std::find(versions.begin(), versions.end(), version) == versions.end()) continue;
-      // Other ranks may still be removing their files from the directory.
-      CAIRN_RETURN_IF_ERROR(RemoveCopy(*t, name, version, /*remove_empty_dir=*/false));
-      ++removed;
-    }
     return Status::Ok();
   }();
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(local).Annotate(what));
-  // What is left in the version's directories is no rank's of this job: one
-  // rank per tier directory removes it.
-  auto leads = LeadsTierDirectory(*comm_, tiers_);
-  Status rest = leads.status();
-  for (int k = 0; k < kTierKinds && rest.ok(); ++k) {
-    if ((*leads)[k]) rest = env_->DeleteRecursive(tiers_[k]->VersionDir(name, version));
-  }
-  CAIRN_RETURN_IF_ERROR(comm_->Agree(rest).Annotate(what));
+  CAIRN_RETURN_IF_ERROR(comm_->Agree(unreferenced).Annotate(what));
+  CAIRN_ASSIGN_OR_RETURN(int removed, RemoveFromEveryTier(name, version, what));
   std::erase_if(skipped_newest_, [&](const auto& entry) {
     return entry.first.first == name && entry.second.second == version;
   });

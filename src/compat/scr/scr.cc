@@ -313,10 +313,7 @@ Status ScrClient::CheckNoSharedFile() {
   std::sort(all->begin(), all->end());
   auto shared = std::adjacent_find(all->begin(), all->end());
   std::string name = shared != all->end() ? *shared : "";
-  int length = static_cast<int>(name.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm_);
-  name.resize(length);
-  MPI_Bcast(name.data(), length, MPI_CHAR, 0, comm_);
+  BroadcastString(&name, comm_);
   if (name.empty()) return Status();
   return Status::Error("'" + name + "' was routed by more than one rank: Cairn caches each rank's "
                        "files apart, so a file shared by ranks needs SCR_CACHE_BYPASS=1 (written "

@@ -87,12 +87,8 @@ Status ScrIndex::Load() {
   }
   // Rank 0's text (or its error) reaches every rank.
   std::string message = st.ok() ? "" : st.message();
-  long sizes[2] = {static_cast<long>(text.size()), static_cast<long>(message.size())};
-  MPI_Bcast(sizes, 2, MPI_LONG, 0, comm_);
-  text.resize(sizes[0]);
-  message.resize(sizes[1]);
-  MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, comm_);
-  MPI_Bcast(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, comm_);
+  BroadcastString(&text, comm_);
+  BroadcastString(&message, comm_);
   if (!message.empty()) return Status::Error(message);
   if (text.empty()) return Status();
   return FromJson(text, path_);
@@ -148,6 +144,13 @@ std::optional<int> ScrIndex::Find(const std::string& name) const {
 bool ScrIndex::Usable(int id) const {
   auto it = datasets_.find(id);
   return it == datasets_.end() || (!it->second.failed && !it->second.dropped);
+}
+
+void BroadcastString(std::string* text, MPI_Comm comm) {
+  long length = static_cast<long>(text->size());
+  MPI_Bcast(&length, 1, MPI_LONG, 0, comm);
+  text->resize(static_cast<size_t>(length));
+  MPI_Bcast(text->data(), static_cast<int>(length), MPI_CHAR, 0, comm);
 }
 
 Result<std::vector<std::string>> GatherStrings(const std::vector<std::string>& mine, MPI_Comm comm) {

@@ -72,6 +72,9 @@ class ScrIndex {
   std::optional<int> current_;
 };
 
+// Collective: rank 0's *text on every rank.
+void BroadcastString(std::string* text, MPI_Comm comm);
+
 // Collective: every rank's `mine` strings, in rank order, on rank 0 (other
 // ranks get an empty list).
 Result<std::vector<std::string>> GatherStrings(const std::vector<std::string>& mine, MPI_Comm comm);

@@ -4,10 +4,13 @@
 // the reduction and checkpoint seconds, and the hashing seconds against raw
 // xxh3-128 of the same pages measured in the same run; then the reduction
 // seconds of `unique` pages against threshold 2^16, 2^17, 2^18 (Fig. 2).
-// The collective modes run twice: with [dedup] probe_every 8 (the default:
-// a version after a step that found no page two ranks hold skips the step)
-// and 1 (the step in every version, as the paper); `collective_step` says
-// whether the measured version took it.
+// Every mode but off runs twice: with [dedup] probe_every 8 (the default:
+// a version after one that saved at most dedup.min_saving is written whole,
+// and one after a step that found no page two ranks hold skips the step)
+// and 1 (every version planned, collective ones with the step, as the
+// paper);
+// `collective_step` says whether the measured version took it,
+// `written_whole` whether it was written whole.
 //   mpirun -np 4 build/bench/dedup --mib 64 --json
 // Patterns: unique (every page different), identical (every rank the same
 // pages), stencil (80 % of pages equal across ranks, 20 % per rank) and
@@ -39,6 +42,10 @@ constexpr size_t kPage = 4096;
 // slots (keep 2: three, and a fresh file) have each taken a file of the
 // mode's size by then.
 constexpr int64_t kWarmVersions = 4;
+// Versions after the measured one whose mean time is the mode's cost in
+// the long run (cycle_seconds): one whole cycle of dedup.probe_every's
+// default, a planned version and the ones written whole after it.
+constexpr int64_t kCycleVersions = 8;
 
 struct Options {
   double mib = 64;
@@ -110,6 +117,12 @@ struct Figures {
   // The share of hashed pages hashed in the pass that copied them, over
   // all ranks: their hashing is in checkpoint_seconds, not hash_seconds.
   double hashed_in_copy = 0;
+  // The mean checkpoint seconds of the kCycleVersions after the measured
+  // one (the job's worst rank).
+  double cycle = 0;
+  // The measured version was written whole (the ranks agree on it): an
+  // earlier one saved at most dedup.min_saving.
+  bool whole = false;
 };
 
 // What one row measures.
@@ -136,8 +149,8 @@ cairn::Config MakeConfig(const Options& o, const Case& c, int run) {
 }
 
 // One repetition: a fresh engine, a warm-up, then versions 0 to
-// kWarmVersions of one name, the last one measured; every figure is the
-// job's worst rank but the written averages.
+// kWarmVersions of one name, the last one measured, and kCycleVersions
+// more; every figure is the job's worst rank but the written averages.
 cairn::Status RunOnce(const Options& o, const Case& c, std::vector<uint8_t>& buf, int run,
                       Figures* f) {
   const Pattern pattern = c.pattern;
@@ -170,39 +183,58 @@ cairn::Status RunOnce(const Options& o, const Case& c, std::vector<uint8_t>& buf
     }
     CAIRN_RETURN_IF_ERROR(engine->Checkpoint("bench", v));
   }
-  const cairn::CheckpointReport& r = engine->last_checkpoint();
+  const cairn::CheckpointReport r = engine->last_checkpoint();
+  double cycle = 0;
+  for (int64_t v = kWarmVersions + 1; v <= kWarmVersions + kCycleVersions; ++v) {
+    if (pattern == Pattern::kQuiescent) {
+      Touch(buf, rank, v);
+    } else {
+      Fill(buf, pattern, rank, v);
+    }
+    CAIRN_RETURN_IF_ERROR(engine->Checkpoint("bench", v));
+    cycle += engine->last_checkpoint().seconds / kCycleVersions;
+  }
+  // The measured version's pages, for the raw hashing below.
+  if (pattern == Pattern::kQuiescent) {
+    Touch(buf, rank, kWarmVersions);
+  } else {
+    Fill(buf, pattern, rank, kWarmVersions);
+  }
   // Every rank hashes at once, as inside the checkpoint (ranks may share
   // cores: -np 4 on 2 cores).
   MPI_Barrier(MPI_COMM_WORLD);
   const double raw = RawHashSeconds(buf);
-  double mine[8] = {static_cast<double>(r.bytes), static_cast<double>(r.bytes), r.reduce_seconds,
+  double mine[9] = {static_cast<double>(r.bytes), static_cast<double>(r.bytes), r.reduce_seconds,
                     r.seconds, r.hash_seconds, raw, static_cast<double>(r.pages.hashed_in_copy),
-                    static_cast<double>(r.pages.hashed)};
-  double sum[8], max[8];
-  MPI_Allreduce(mine, sum, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(mine, max, 8, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  *f = {sum[0] / size, max[1], max[2], max[3], max[4], max[5], sum[7] > 0 ? sum[6] / sum[7] : 0};
+                    static_cast<double>(r.pages.hashed), cycle};
+  double sum[9], max[9];
+  MPI_Allreduce(mine, sum, 9, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, max, 9, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  *f = {sum[0] / size, max[1], max[2], max[3], max[4], max[5], sum[7] > 0 ? sum[6] / sum[7] : 0,
+        max[8], r.dedup_whole};
   CAIRN_RETURN_IF_ERROR(engine->Delete("bench"));
   CAIRN_RETURN_IF_ERROR(engine->Delete("warmup"));
   return engine->Finalize();
 }
 
 // The best of o.reps repetitions (least checkpoint time; its own figures),
-// but the hashing seconds, Cairn's and the raw loop's, are each the median
-// over the repetitions: one pair of 5 ms loops on shared cores varies by
+// but the hashing seconds, Cairn's and the raw loop's, and the cycle's
+// mean are each the median over the repetitions: one pair of 5 ms loops on shared cores varies by
 // more than the 10 % the target allows.
 cairn::Status RunCase(const Options& o, const Case& c, std::vector<uint8_t>& buf, Figures* best) {
   static int run = 0;
-  std::vector<double> hash, raw_hash;
+  std::vector<double> hash, raw_hash, cycle;
   for (int rep = 0; rep < o.reps; ++rep) {
     Figures f;
     CAIRN_RETURN_IF_ERROR(RunOnce(o, c, buf, run++, &f));
     if (rep == 0 || f.checkpoint < best->checkpoint) *best = f;
     hash.push_back(f.hash);
     raw_hash.push_back(f.raw_hash);
+    cycle.push_back(f.cycle);
   }
   best->hash = cairn_bench::Median(hash);
   best->raw_hash = cairn_bench::Median(raw_hash);
+  best->cycle = cairn_bench::Median(cycle);
   return cairn::Status::Ok();
 }
 
@@ -224,13 +256,16 @@ void Print(const Options& o, const Case& c, int ranks, uint64_t bytes, const Fig
     j["hash_seconds"] = f.hash;
     j["raw_hash_seconds"] = f.raw_hash;
     j["hashed_in_copy"] = f.hashed_in_copy;
+    j["written_whole"] = f.whole;
+    j["cycle_seconds"] = f.cycle;
     cairn_bench::PrintJsonLine(j);
     return;
   }
-  std::printf("%-10s %-23s %5d %8lld %5d %4s %12.0f %12.0f %9.4f %9.4f %9.4f %9.4f\n",
+  std::printf("%-10s %-23s %5d %8lld %5d %4s %5s %12.0f %12.0f %9.4f %9.4f %9.4f %9.4f %9.4f\n",
               PatternName(c.pattern), cairn::DedupModeName(c.mode), ranks,
               static_cast<long long>(c.threshold), c.probe_every, collective_step ? "yes" : "no",
-              f.avg_written, f.max_written, f.reduce, f.checkpoint, f.hash, f.raw_hash);
+              f.whole ? "yes" : "no", f.avg_written, f.max_written, f.reduce, f.checkpoint,
+              f.cycle, f.hash, f.raw_hash);
 }
 
 int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
@@ -260,9 +295,9 @@ int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
   const uint64_t bytes = static_cast<uint64_t>(o.mib * 1024 * 1024) / kPage * kPage;
   std::vector<uint8_t> buf(bytes);
   if (!o.json && rank == 0) {
-    std::printf("%-10s %-23s %5s %8s %5s %4s %12s %12s %9s %9s %9s %9s\n", "pattern", "mode",
-                "ranks", "thresh", "probe", "step", "avg_written", "max_written", "reduce_s",
-                "ckpt_s", "hash_s", "raw_s");
+    std::printf("%-10s %-23s %5s %8s %5s %4s %5s %12s %12s %9s %9s %9s %9s %9s\n", "pattern",
+                "mode", "ranks", "thresh", "probe", "step", "whole", "avg_written", "max_written",
+                "reduce_s", "ckpt_s", "cycle_s", "hash_s", "raw_s");
   }
   auto fail = [&](const cairn::Status& s) {
     if (rank == 0) std::fprintf(stderr, "dedup: %s\n", s.ToString().c_str());
@@ -281,9 +316,8 @@ int Main(int argc, char** argv, cairn_bench::RemovedAtExit& removed_at_exit) {
           std::find(o.modes.begin(), o.modes.end(), cairn::DedupModeName(m)) == o.modes.end()) {
         continue;
       }
-      const bool collective = m == DedupMode::kCollective || m == DedupMode::kCollectiveIncremental;
       for (int probe_every : {kDefaultProbeEvery, 1}) {
-        if (probe_every == 1 && !collective) continue;
+        if (probe_every == 1 && m == DedupMode::kOff) continue;
         const Case c{p, m, kDefaultThreshold, probe_every};
         Figures f;
         if (auto s = RunCase(o, c, buf, &f); !s.ok()) return fail(s);

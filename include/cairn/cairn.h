@@ -184,6 +184,11 @@ typedef struct cairn_checkpoint_info {
      memory tier (xxh3-128 with AVX2): they add nothing to dedup_hash_seconds,
      which counts hashing passes of their own. */
   unsigned long long pages_hashed_in_copy;
+  /* [dedup]: 1 when this version was written whole, as with dedup.mode = "off"
+     (nothing hashed; pages_unique counts every page): the last deduplicated
+     version saved at most dedup.min_saving of every rank's pages, and the
+     versions up to the next dedup.probe_every-th are written whole. */
+  int dedup_whole;
 } cairn_checkpoint_info;
 
 #define CAIRN_CHECKPOINT_INFO_INIT CAIRN_SIZED_INIT_(cairn_checkpoint_info)

@@ -157,6 +157,7 @@ void FillCheckpointInfo(const CheckpointReport& r, SizedStructWriter<cairn_check
   w.Set(&Info::pages_hashed, r.pages.hashed);
   w.Set(&Info::ecc_protected_after, r.ecc_protected_after);
   w.Set(&Info::pages_hashed_in_copy, r.pages.hashed_in_copy);
+  w.Set(&Info::dedup_whole, r.dedup_whole ? 1 : 0);
 }
 
 void FillRestartInfo(const RestartReport& r, SizedStructWriter<cairn_restart_info>& w) {

@@ -539,10 +539,18 @@ std::vector<ConfigKey> BuildKeys() {
                         "incremental modes: every Nth version stores every page (1: always)", 1,
                         1000000, [](Config& c) -> int& { return c.dedup.full_every; }));
   keys.push_back(IntKey("dedup", "probe_every", "8",
-                        "collective modes: after a collective step that found no page two ranks "
-                        "hold, the next versions skip it until every Nth (1: every version, as "
-                        "the paper)",
+                        "after a version in which dedup saved at most min_saving of every rank's "
+                        "pages, the next versions are written whole (as with mode off, nothing "
+                        "hashed) until every Nth, which is deduplicated again; collective modes: "
+                        "after a collective step that found no page two ranks hold, the next "
+                        "versions skip it until every Nth (1: every version deduplicated with "
+                        "every step, as the paper)",
                         1, 1000000, [](Config& c) -> int& { return c.dedup.probe_every; }));
+  keys.push_back(FloatKey("dedup", "min_saving", "0.02",
+                          "the share of a rank's pages (0..1) that local, remote and unchanged "
+                          "references must save in some rank for the next version to be "
+                          "deduplicated too (probe_every)",
+                          0, 1, [](Config& c) -> double& { return c.dedup.min_saving; }));
   AddTransparentKeys(keys);
   keys.push_back(IntKey("retention", "keep", "2", "complete versions kept per tier", 1, 1000000,
                         [](Config& c) -> int& { return c.keep; }));

@@ -159,8 +159,11 @@ struct DedupSettings {
   bool verify = false;  // compare bytes before a page is a local duplicate
   int full_every = 8;   // incremental: every Nth version stores every page
   // collective: a top-K that found no page two ranks hold is skipped in
-  // the versions after it, up to every Nth (1: never skipped)
+  // the versions after it, up to every Nth (1: never skipped); and after a
+  // version whose references saved at most min_saving of every rank's
+  // pages, the versions up to every Nth are written whole, unhashed
   int probe_every = 8;
+  double min_saving = 0.02;
   bool collective() const {
     return mode == DedupMode::kCollective || mode == DedupMode::kCollectiveIncremental;
   }

@@ -99,6 +99,28 @@ Result<bool> DedupPlanner::AllSkipCollective(Comm& comm) const {
   return comm.AllTrue(mine);
 }
 
+bool DedupPlanner::WritesWhole() const {
+  return saved_little_since_ && *saved_little_since_ + 1 < options_.probe_every;
+}
+
+Status DedupPlanner::JudgeSaving(Comm& comm, const DedupPlan& plan, size_t pages) {
+  // A full version of an incremental mode does not look for unchanged
+  // pages. (A collective mode's version that skipped the step trusts the
+  // last one, which found no page two ranks hold.)
+  if (options_.probe_every <= 1 || (options_.incremental && plan.full)) return Status::Ok();
+  const uint64_t saved = plan.counts.local_dup + plan.counts.remote_ref + plan.counts.unchanged;
+  const bool little = static_cast<double>(saved) <= options_.min_saving * static_cast<double>(pages);
+  CAIRN_ASSIGN_OR_RETURN(bool all_little, comm.AllTrue(little));
+  if (all_little) {
+    // As old as the last collective step's finding, so that the versions
+    // written whole end when the next step is due.
+    saved_little_since_ = unshared_since_.value_or(0);
+  } else {
+    saved_little_since_.reset();
+  }
+  return Status::Ok();
+}
+
 Result<DedupPlanner::CollectiveOutcome> DedupPlanner::DedupCollectively(Comm& comm,
                                                                         DedupPlan* plan) {
   auto start = std::chrono::steady_clock::now();
@@ -132,6 +154,16 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
                                      const std::vector<bool>* changed, StoredPageSink* sink) {
   DedupPlan plan;
   plan.version = version;
+  if (WritesWhole()) {
+    ++*saved_little_since_;
+    // The version after the whole ones takes the collective step, whose
+    // last finding is as old as theirs.
+    if (unshared_since_) ++*unshared_since_;
+    plan.whole = true;
+    plan.counts.unique = view.size();
+    plan.counts.data_bytes = view.total_bytes();
+    return plan;
+  }
   plan.full = !options_.incremental || !previous_ ||
               previous_->since_full + 1 >= options_.full_every || previous_->version >= version;
   // Alone, a rank holds no page another rank could store for it: local
@@ -195,10 +227,15 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
   plan.counts = CountPages(plan.records, view);
   plan.counts.hashed = digested.hashed;
   plan.counts.hashed_in_copy = digested.hashed_in_copy;
+  CAIRN_RETURN_IF_ERROR(JudgeSaving(comm, plan, view.size()));
   return plan;
 }
 
 void DedupPlanner::Committed(const DedupPlan& plan, const PageView& view, int rank) {
+  if (plan.whole) {
+    previous_.reset();  // its pages have no records to refer to
+    return;
+  }
   if (!options_.incremental) return;
   Previous next;
   next.version = plan.version;

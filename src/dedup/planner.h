@@ -36,8 +36,12 @@ struct DedupOptions {
   size_t threshold = size_t{1} << 17;  // TopK size
   int full_every = 8;                  // incremental: every Nth version is full
   // Collective: after a top-K that found no page two ranks hold, the next
-  // versions skip the step until the probe_every-th (1: never skip).
+  // versions skip the step until the probe_every-th (1: never skip). And
+  // in every mode, after a version whose references saved at most
+  // `min_saving` of the pages of every rank, the next versions are written
+  // whole, without a plan, until the probe_every-th (Plan).
   int probe_every = 8;
+  double min_saving = 0.02;
 };
 
 struct PageCounts {
@@ -57,6 +61,9 @@ struct PageCounts {
 
 struct DedupPlan {
   int64_t version = 0;
+  // Written as a plain part, its pages neither hashed nor planned: the
+  // ranks' last planned version saved too little (no records then).
+  bool whole = false;
   bool full = true;  // no page refers to an older version
   std::vector<PageRecord> records;  // one per page of the view
   PageCounts counts;
@@ -122,23 +129,34 @@ class DedupPlanner {
   // a collective step is expected to find shared pages (plan.streamed says
   // whether what the sink received is the plan's stored pages).
   // The collective step is skipped when every rank agrees that its last
-  // one found no page two ranks hold, up to options().probe_every.
+  // one found no page two ranks hold, up to options().probe_every. And the
+  // version is `whole` (nothing hashed, the sink untouched) after a planned
+  // one that saved at most options().min_saving of the pages of every rank,
+  // up to the probe_every-th, which is planned again to find out whether
+  // that changed: dedup costs nothing where it finds nothing. Every rank
+  // decides that alone, from a history that changes only where all ranks
+  // pass together (an agreed judgement, Committed, Forget), so the ranks
+  // write the same versions whole without a round trip.
   // REQUIRES: view.size() <= DigestIndex::kMaxPages.
   Result<DedupPlan> Plan(Comm& comm, const PageView& view, int64_t version,
                          const std::vector<bool>* changed = nullptr,
                          StoredPageSink* sink = nullptr);
 
   // The plan's version is committed on every rank: the next version's
-  // unchanged pages may refer to it. `rank` is this rank.
+  // unchanged pages may refer to it (not to a whole one). `rank` is this
+  // rank.
   void Committed(const DedupPlan& plan, const PageView& view, int rank);
   // Takes back a plan that is no longer needed, whose records the next
   // Plan is made in (see spare_records_).
-  void Recycle(DedupPlan&& plan) { spare_records_ = std::move(plan.records); }
+  void Recycle(DedupPlan&& plan) {
+    if (!plan.whole) spare_records_ = std::move(plan.records);
+  }
   // The next version is full and takes the collective step (after a
   // restart, or a failed checkpoint whose version may be gone).
   void Forget() {
     previous_.reset();
     unshared_since_.reset();
+    saved_little_since_.reset();
   }
   // The version the next plan's unchanged pages may refer to, if any.
   std::optional<int64_t> previous_version() const {
@@ -179,6 +197,13 @@ class DedupPlanner {
                     DedupPlan* plan) const;
   // Collective: whether every rank skips the top-K step of this version.
   Result<bool> AllSkipCollective(Comm& comm) const;
+  // Whether this version is written whole (saved_little_since_).
+  bool WritesWhole() const;
+  // Collective unless the plan did not look for unchanged pages (a full
+  // version of an incremental mode): whether every rank saved at most
+  // options().min_saving of its pages, which starts the versions written
+  // whole.
+  Status JudgeSaving(Comm& comm, const DedupPlan& plan, size_t pages);
   struct CollectiveOutcome {
     bool shared = false;  // a page is held by two ranks or more
     bool stored_became_references = false;  // on this rank
@@ -201,6 +226,9 @@ class DedupPlanner {
   // Versions planned since a collective step found no page two ranks
   // hold; empty when the last one found some, or none ran.
   std::optional<int> unshared_since_;
+  // Versions since a planned one saved too little on every rank (all
+  // written whole but the last); empty when it saved enough, or none told.
+  std::optional<int> saved_little_since_;
 };
 
 // Counts the records of each kind and the stored bytes.

@@ -367,11 +367,14 @@ std::vector<std::vector<DedupPlan>> PlanVersionsOnRanks(
 }
 
 TEST(PlannerTest, ACollectiveStepThatFoundNoSharedPageIsSkippedUntilTheNextProbe) {
-  // Unique pages until version 5, then every rank holds the same ones.
+  // Pages of each rank's own until version 5, then every rank holds the
+  // same ones; the last page is a copy of the first (local dedup saves
+  // enough that no version is written whole).
   auto tags_of = [](int rank, int v) {
     std::vector<uint8_t> tags(16);
     for (size_t i = 0; i < tags.size(); ++i) {
-      tags[i] = static_cast<uint8_t>(v < 5 ? rank * 16 + static_cast<int>(i) : 200 + i);
+      const int page = static_cast<int>(i % 15);
+      tags[i] = static_cast<uint8_t>(v < 5 ? rank * 16 + page : 200 + page);
     }
     return tags;
   };
@@ -392,8 +395,9 @@ TEST(PlannerTest, ACollectiveStepThatFoundNoSharedPageIsSkippedUntilTheNextProbe
     // of this rank's (8).
     EXPECT_EQ(streamed, (std::vector<bool>{false, true, true, true, true, true, true, true, false,
                                            false}));
+    EXPECT_EQ(rank_plans[3].counts.local_dup, 1u);
     EXPECT_EQ(rank_plans[7].counts.remote_ref, 0u);
-    EXPECT_EQ(rank_plans[7].counts.unique, 16u);
+    EXPECT_EQ(rank_plans[7].counts.unique, 15u);
   }
   uint64_t remote = 0;
   for (const auto& rank_plans : plans) remote += rank_plans[9].counts.remote_ref;
@@ -410,6 +414,121 @@ TEST(PlannerTest, ProbeEveryOneTakesTheCollectiveStepEveryVersion) {
   for (const auto& rank_plans : plans) {
     for (const DedupPlan& p : rank_plans) EXPECT_TRUE(p.collective) << "version " << p.version;
   }
+}
+
+// Whether each plan of one rank was written whole.
+std::vector<bool> Whole(const std::vector<DedupPlan>& plans) {
+  std::vector<bool> out;
+  for (const DedupPlan& p : plans) out.push_back(p.whole);
+  return out;
+}
+
+TEST(PlannerTest, AfterAVersionThatSavedTooLittleTheNextOnesAreWholeUntilTheProbe) {
+  // Pages of each rank's own until version 6, then each rank's pages
+  // repeat one page: local dedup saves most of them.
+  auto tags_of = [](int rank, int v) {
+    std::vector<uint8_t> tags(16);
+    for (size_t i = 0; i < tags.size(); ++i) {
+      tags[i] = static_cast<uint8_t>(v < 6 ? rank * 16 + static_cast<int>(i) : 250 - rank);
+    }
+    return tags;
+  };
+  for (const DedupOptions& options :
+       {DedupOptions{.probe_every = 4}, DedupOptions{.collective = true, .probe_every = 4}}) {
+    auto plans = PlanVersionsOnRanks(3, 10, options, tags_of);
+    for (const auto& rank_plans : plans) {
+      // 0 saves nothing: 1-3 whole; 4 is planned and saves nothing: 5-7
+      // whole (6 and 7 would save, but nothing looks); 8 finds the
+      // repeated pages, so 9 is planned too. In the collective mode the
+      // planned versions are those that take the step.
+      EXPECT_EQ(Whole(rank_plans), (std::vector<bool>{false, true, true, true, false, true, true,
+                                                      true, false, false}))
+          << "collective " << options.collective;
+      const DedupPlan& whole = rank_plans[7];
+      EXPECT_TRUE(whole.records.empty());
+      EXPECT_EQ(whole.counts.unique, 16u);
+      EXPECT_EQ(whole.counts.data_bytes, 16u * kPage);
+      EXPECT_EQ(whole.counts.hashed, 0u);
+      EXPECT_FALSE(whole.streamed);  // the sink got nothing
+      EXPECT_EQ(rank_plans[8].counts.local_dup, 15u);
+      if (options.collective) {
+        // The step runs in the planned versions that follow whole ones.
+        EXPECT_TRUE(rank_plans[0].collective);
+        EXPECT_TRUE(rank_plans[4].collective);
+        EXPECT_TRUE(rank_plans[8].collective);
+      }
+    }
+  }
+}
+
+TEST(PlannerTest, NoVersionIsWholeWhileOneRankSavesEnough) {
+  // Rank 1 holds one page twice in every 16; the others' pages are their
+  // own. With min_saving 1/16 that is too little, below it enough.
+  auto tags_of = [](int rank, int v) {
+    std::vector<uint8_t> tags(16);
+    for (size_t i = 0; i < tags.size(); ++i) {
+      const size_t page = rank == 1 && i == 15 ? 0 : i;
+      tags[i] = static_cast<uint8_t>(rank * 16 + static_cast<int>(page) + v);
+    }
+    return tags;
+  };
+  auto enough = PlanVersionsOnRanks(3, 6, {.probe_every = 4, .min_saving = 0.05}, tags_of);
+  for (const auto& rank_plans : enough) {
+    EXPECT_EQ(Whole(rank_plans), std::vector<bool>(6, false));
+  }
+  auto little = PlanVersionsOnRanks(3, 6, {.probe_every = 4, .min_saving = 1.0 / 16}, tags_of);
+  for (const auto& rank_plans : little) {
+    EXPECT_EQ(Whole(rank_plans), (std::vector<bool>{false, true, true, true, false, true}));
+  }
+  auto never = PlanVersionsOnRanks(3, 6, {.probe_every = 1, .min_saving = 1.0}, tags_of);
+  for (const auto& rank_plans : never) {
+    EXPECT_EQ(Whole(rank_plans), std::vector<bool>(6, false));
+  }
+}
+
+TEST(PlannerTest, AnIncrementalVersionIsJudgedOnlyWhenItLookedForUnchangedPages) {
+  // Every page changes in every version: nothing stays unchanged.
+  auto changing = [](int rank, int v) {
+    std::vector<uint8_t> tags(8);
+    for (size_t i = 0; i < tags.size(); ++i) {
+      tags[i] = static_cast<uint8_t>(rank * 64 + v * 8 + static_cast<int>(i));
+    }
+    return tags;
+  };
+  auto plans = PlanVersionsOnRanks(2, 9, {.incremental = true, .probe_every = 4}, changing);
+  for (const auto& rank_plans : plans) {
+    // 0 is full (nothing to compare with); 1 finds nothing unchanged: 2-4
+    // whole; 5 is full again and 6 judges: 7, 8 whole.
+    EXPECT_EQ(Whole(rank_plans),
+              (std::vector<bool>{false, false, true, true, true, false, false, true, true}));
+    EXPECT_TRUE(rank_plans[5].full);
+    EXPECT_TRUE(rank_plans[5].referenced_versions.empty());  // not the whole 4
+  }
+  // One page in 8 changes: the unchanged ones keep every version planned.
+  auto quiescent = [](int rank, int v) {
+    std::vector<uint8_t> tags(8);
+    for (size_t i = 0; i < tags.size(); ++i) {
+      tags[i] = static_cast<uint8_t>(rank * 64 + static_cast<int>(i) + (i == 0 ? v * 8 : 0));
+    }
+    return tags;
+  };
+  plans = PlanVersionsOnRanks(2, 9, {.incremental = true, .probe_every = 4}, quiescent);
+  for (const auto& rank_plans : plans) {
+    EXPECT_EQ(Whole(rank_plans), std::vector<bool>(9, false));
+    EXPECT_EQ(rank_plans[3].counts.unchanged, 7u);
+  }
+}
+
+TEST(PlannerTest, ForgetEndsTheWholeVersions) {
+  DedupPlanner planner({.probe_every = 8});
+  const auto unique = Pages({1, 2, 3, 4});
+  DedupPlan v0 = PlanAlone(planner, unique, 0);
+  planner.Committed(v0, ViewOf(unique), 0);
+  DedupPlan v1 = PlanAlone(planner, unique, 1);
+  EXPECT_TRUE(v1.whole);
+  planner.Committed(v1, ViewOf(unique), 0);
+  planner.Forget();  // a restart, or a failed checkpoint
+  EXPECT_FALSE(PlanAlone(planner, unique, 2).whole);
 }
 
 // A planner made to reuse an earlier plan's memory (Recycle) plans as a

@@ -96,6 +96,7 @@ struct CheckpointReport {
   PageCounts pages;
   double hash_seconds = 0;
   double reduce_seconds = 0;
+  bool dedup_whole = false;  // written as a plain part (DedupPlan::whole)
   // The memory tier's ECC (docs/ecc.md): seconds from the commit to the
   // moment this rank's copy became protected by its sidecar; 0 when the
   // sidecar was written inside the call (tiers.memory.ecc_sync); -1 while

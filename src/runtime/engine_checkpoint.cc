@@ -39,10 +39,12 @@ Result<uint64_t> Engine::WriteVersion(Tier& t, const std::string& name, int64_t 
   if (WantsEccSidecar(t.kind()) && t.config().ecc_sync) {
     CAIRN_ASSIGN_OR_RETURN(sidecar, EccSidecarWriter::Start(t, header, t.config().ecc));
   }
-  // With [dedup] the part is the planned pages file (engine_dedup.h).
+  // With [dedup] the part is the planned pages file (engine_dedup.h),
+  // unless the plan is to write the version whole.
+  const bool paged = dedup_ && !dedup_->WritesWhole();
   CAIRN_ASSIGN_OR_RETURN(FileEntry part,
-                         dedup_ ? dedup_->WritePart(t, name, version, comm_->rank(), comm_->size())
-                                : WritePart(t, header, regions, sidecar.get()));
+                         paged ? dedup_->WritePart(t, name, version, comm_->rank(), comm_->size())
+                               : WritePart(t, header, regions, sidecar.get()));
   manifest.files.push_back(std::move(part));
   if (dedup_) manifest.references = dedup_->references();
   CAIRN_ASSIGN_OR_RETURN(auto routed, PendingRoutedFiles());
@@ -550,6 +552,7 @@ Status Engine::PlaceAndCommit(const std::string& name, int64_t version, bool for
     report->pages = dedup_->plan().counts;
     report->hash_seconds = dedup_->plan().hash_seconds;
     report->reduce_seconds = dedup_->plan().reduce_seconds;
+    report->dedup_whole = dedup_->plan().whole;
   }
   ++checkpoints_;
   names_written_.insert(name);

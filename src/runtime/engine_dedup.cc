@@ -32,6 +32,7 @@ DedupOptions DedupOptionsFor(const DedupSettings& settings) {
   o.threshold = static_cast<size_t>(settings.threshold);
   o.full_every = settings.full_every;
   o.probe_every = settings.probe_every;
+  o.min_saving = settings.min_saving;
   return o;
 }
 
@@ -73,7 +74,8 @@ Status EngineDedup::Plan(Comm& comm, const std::string& name, const std::vector<
   // every rank, dear on an oversubscribed node).
   CAIRN_RETURN_IF_ERROR(plan.status());
   references_.clear();
-  if (!settings_.incremental()) return Status::Ok();
+  // A whole version refers to none, on every rank (DedupPlanner::Plan).
+  if (!settings_.incremental() || plan_->whole) return Status::Ok();
   // The versions every rank's pages refer to: each copy's manifest lists
   // all of them, so that retention on any rank keeps what any rank needs.
   // A rank refers to at most full_every older versions.

@@ -89,14 +89,17 @@ class EngineDedup {
   bool StreamedInto(const Tier& tier, int64_t version) const;
   // The current plan. REQUIRES: Plan succeeded.
   const DedupPlan& plan() const { return *plan_; }
+  // Whether the planned version is written as a plain part (its plan is
+  // `whole`: the last planned version saved too little), not by WritePart.
+  bool WritesWhole() const { return plan_ && plan_->whole; }
   // Older versions any rank's pages of the planned version refer to,
   // ascending (the manifest's references, which retention keeps).
   const std::vector<int64_t>& references() const { return references_; }
 
   // Writes the planned version as this rank's part file on `tier` (or
   // finishes the one Plan streamed there) and commits it; its manifest
-  // entry. REQUIRES: Plan succeeded for version and the regions have not
-  // changed since.
+  // entry. REQUIRES: Plan succeeded for version, !WritesWhole(), and the
+  // regions have not changed since.
   Result<FileEntry> WritePart(Tier& tier, const std::string& name, int64_t version, int rank,
                               int nranks);
 

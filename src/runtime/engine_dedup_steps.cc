@@ -139,7 +139,6 @@ class PagedCopies {
 
 Status Engine::StageDeduplicated(const std::string& name, const AgreedVersion& agreed,
                                  StagedCopy* staged) {
-  if (dedup_) dedup_->Forget();  // the next checkpoint starts from a full version
   const std::vector<Region> regions = SortedRegions();
   PagedCopies copies(tiers_, name, comm_->rank(),
                      [this, &name](const Tier& t, int64_t version, bool* part_size_wrong) {

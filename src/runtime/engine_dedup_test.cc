@@ -4,6 +4,7 @@
 // forced collision is caught by verify, retention keeps referenced
 // versions, and a version whose reference cannot be resolved is passed
 // over for an older one, by restart and by restart_test.
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -354,7 +355,7 @@ TEST_F(EngineDedupTest, PagesFilesOfChangingSizesRestoreBitExact) {
   // Version v repeats its first page over a share of the pages that grows
   // and shrinks with v, so that every pages file has its own size.
   fill_ = [](std::vector<uint8_t>& state, int rank, int64_t v) {
-    const size_t repeated = kBigPages * static_cast<size_t>((v * 37) % 90) / 100;
+    const size_t repeated = kBigPages * static_cast<size_t>(5 + (v * 37) % 90) / 100;
     for (size_t p = 0; p < kBigPages; ++p) {
       const uint64_t words[2] = {p < repeated ? 0 : p + 1, static_cast<uint64_t>(v * 16 + rank)};
       std::memset(state.data() + p * kPage, static_cast<int>(v), kPage);
@@ -429,7 +430,10 @@ TEST_F(EngineDedupTest, SkippedCollectiveStepsRestoreBitExact) {
   auto fill = [](std::vector<uint8_t>& state, int rank, int64_t v) {
     for (size_t p = 0; p < kPages; ++p) {
       // Unique to the rank until version 5; then the same on every rank.
-      int tag = v < 5 ? rank * 64 + static_cast<int>(p) : 200 + static_cast<int>(p);
+      // The last whole page repeats the first: local dedup saves enough
+      // that no version is written whole.
+      const int page = static_cast<int>(p % (kPages - 1));
+      int tag = v < 5 ? rank * 64 + page : 200 + page;
       std::memset(state.data() + p * kPage, tag, kPage);
       std::memcpy(state.data() + p * kPage, &v, sizeof v);
     }
@@ -443,6 +447,69 @@ TEST_F(EngineDedupTest, SkippedCollectiveStepsRestoreBitExact) {
     CheckpointJob(4, 2, last);
     ExpectRestart(4, 2, last);
   }
+}
+
+// Pages nothing deduplicates (each rank's own, all new in every version):
+// once a planned version finds so, the versions up to the next probe are
+// written whole, as plain parts with nothing hashed. They restore
+// bit-exact, from memory and, after a node is lost, from the pfs; and the
+// versions checkpointed after restoring one restore bit-exact too.
+TEST_F(EngineDedupTest, VersionsWrittenWholeRestoreBitExact) {
+  config_.dedup.mode = DedupMode::kCollectiveIncremental;
+  config_.dedup.probe_every = 4;
+  fill_ = [](std::vector<uint8_t>& state, int rank, int64_t v) {
+    for (size_t at = 0; at < state.size(); at += kPage) {
+      const size_t n = std::min(kPage, state.size() - at);
+      std::memset(state.data() + at, static_cast<int>(rank * 16 + v), n);
+      const uint64_t words[2] = {at, static_cast<uint64_t>(v)};
+      std::memcpy(state.data() + at, words, std::min(n, sizeof words));
+    }
+  };
+  constexpr int64_t kLast = 7;
+  RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
+    std::vector<bool> whole;
+    for (int64_t v = 0; v <= kLast; ++v) {
+      fill_(state, rank, v);
+      ASSERT_TRUE(e.Checkpoint("dd", v).ok()) << "version " << v;
+      const CheckpointReport& r = e.last_checkpoint();
+      whole.push_back(r.dedup_whole);
+      if (r.dedup_whole) {
+        EXPECT_EQ(r.pages.hashed, 0u);
+        EXPECT_EQ(r.pages.unique, kPages + 1);
+      }
+    }
+    // 0 is full (nothing to compare with); 1 finds nothing unchanged or
+    // repeated: 2 and 3 whole; 4 takes the collective step and is full, 5
+    // finds nothing again: 6 and 7 whole.
+    EXPECT_EQ(whole, (std::vector<bool>{false, false, true, true, false, false, true, true}))
+        << "rank " << rank;
+    ASSERT_TRUE(e.Wait().ok());
+  });
+  ExpectRestart(2, 1, kLast);
+  // Restored from a whole version, the job goes on: the next version is
+  // planned afresh (full), the one after it refers to it.
+  RunJob(2, 1, [&](int rank, Engine& e, std::vector<uint8_t>& state) {
+    auto restored = e.Restart("dd", 6);
+    ASSERT_TRUE(restored.ok()) << restored.status().ToString();
+    ASSERT_EQ(restored->version, 6);
+    for (int64_t v = 7; v <= 8; ++v) {
+      // Version 8 repeats 7 but for its first page: mostly unchanged.
+      fill_(state, rank, 7);
+      if (v == 8) std::memset(state.data(), 0x5A, kPage);
+      ASSERT_TRUE(e.Checkpoint("dd", v).ok()) << "version " << v;
+      EXPECT_FALSE(e.last_checkpoint().dedup_whole) << "version " << v;
+    }
+    EXPECT_GE(e.last_checkpoint().pages.unchanged, kPages - 1);
+    ASSERT_TRUE(e.Wait().ok());
+  });
+  auto fill_whole = fill_;
+  fill_ = [fill_whole](std::vector<uint8_t>& state, int rank, int64_t v) {
+    fill_whole(state, rank, v == 8 ? 7 : v);
+    if (v == 8) std::memset(state.data(), 0x5A, kPage);
+  };
+  ExpectRestart(2, 1, 8);
+  DeleteNodeLocal(1);  // rank 1's memory copies: its pfs ones serve
+  ExpectRestart(2, 1, 8);
 }
 
 }  // namespace

@@ -466,6 +466,9 @@ Result<RestartReport> Engine::Restart(const std::string& name, int64_t version) 
     // which a restart after a failure mostly reads.
     const int wave = IoParallelismFor(TierFor(Placement::kSsd)).read;
     StagedCopy staged;
+    // The next checkpoint is planned afresh: the planner's previous
+    // version may be newer than this one, or this one written whole.
+    if (dedup_) dedup_->Forget();
     // A paged ([dedup]) version resolves its references collectively, so
     // its ranks stage at once (engine_dedup_steps.cc).
     CAIRN_ASSIGN_OR_RETURN(bool paged, IsDeduplicated(name, agreed));

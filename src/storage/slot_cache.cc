@@ -210,8 +210,14 @@ Result<std::unique_ptr<WritableFile>> SlotCache::OpenMappedLocked(const std::str
     mapped_.erase(slot);  // someone else removed it
   }
   if (!map) {
-    // A new file or a slot of another size: (re)map it at the right size.
-    CAIRN_ASSIGN_OR_RETURN(auto fresh, env_->MapFile(path, size, /*writable=*/true));
+    // A new file or a slot of another size: (re)map it, as long as the
+    // slots the reservation makes where it is shorter (a plain part among
+    // pages files, with [dedup]), so that once parked it serves any file
+    // the others do instead of being mapped afresh.
+    auto slot_size = wanted_.lower_bound(size);
+    const uint64_t map_bytes = slot_size != wanted_.end() ? slot_size->first : size;
+    CAIRN_ASSIGN_OR_RETURN(auto fresh, env_->MapFile(path, map_bytes, /*writable=*/true));
+    if (map_bytes != size) CAIRN_RETURN_IF_ERROR(fresh->SetLength(size));
     map = std::shared_ptr<MappedFile>(std::move(fresh));
   }
   mapped_[path] = map;

@@ -147,7 +147,10 @@ def draw_dedup(rng):
         return {}
     return {"mode": mode, "page_size": rng.choice(DEDUP_PAGE_SIZES),
             "hash": rng.choice(DEDUP_HASHES), "full_every": rng.choice([8, 2]),
-            "probe_every": rng.choice([8, 1])}
+            "probe_every": rng.choice([8, 3, 1]),
+            # 1.0: every planned version saves "too little", so versions
+            # written whole alternate with deduplicated ones.
+            "min_saving": rng.choice([0.02, 0.02, 1.0])}
 
 
 def write_config(trial_dir, shm, ecc, dedup=None, redundancy="none"):

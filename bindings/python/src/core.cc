@@ -120,6 +120,7 @@ py::dict LastCheckpoint() {
   out["pages_unchanged"] = info.pages_unchanged;
   out["pages_hashed"] = info.pages_hashed;
   out["pages_hashed_in_copy"] = info.pages_hashed_in_copy;
+  out["dedup_whole"] = info.dedup_whole != 0;
   out["dedup_hash_seconds"] = info.dedup_hash_seconds;
   out["dedup_reduce_seconds"] = info.dedup_reduce_seconds;
   return out;

@@ -125,6 +125,9 @@ class CheckpointInfo:
     pages_hashed_in_copy: int = 0  #: of those, hashed in the pass that copied them
     dedup_hash_seconds: float = 0.0  #: hashing passes of their own
     dedup_reduce_seconds: float = 0.0  #: the collective top-K reduction
+    #: written whole, nothing hashed: the last deduplicated version saved too
+    #: little (dedup.min_saving; until the next dedup.probe_every-th)
+    dedup_whole: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

@@ -99,6 +99,11 @@ Result<bool> DedupPlanner::AllSkipCollective(Comm& comm) const {
   return comm.AllTrue(mine);
 }
 
+bool DedupPlanner::PlansFull(int64_t version) const {
+  return !options_.incremental || !previous_ || previous_->since_full + 1 >= options_.full_every ||
+         previous_->version >= version;
+}
+
 bool DedupPlanner::WritesWhole() const {
   return saved_little_since_ && *saved_little_since_ + 1 < options_.probe_every;
 }
@@ -164,8 +169,7 @@ Result<DedupPlan> DedupPlanner::Plan(Comm& comm, const PageView& view, int64_t v
     plan.counts.data_bytes = view.total_bytes();
     return plan;
   }
-  plan.full = !options_.incremental || !previous_ ||
-              previous_->since_full + 1 >= options_.full_every || previous_->version >= version;
+  plan.full = PlansFull(version);
   // Alone, a rank holds no page another rank could store for it: local
   // dedup has already found every duplicate.
   bool collective = options_.collective && comm.size() > 1;

@@ -158,6 +158,11 @@ class DedupPlanner {
     unshared_since_.reset();
     saved_little_since_.reset();
   }
+  // Whether the plan of `version` stores every page that differs within
+  // the rank: no reference to an older version (DedupPlan::full).
+  bool PlansFull(int64_t version) const;
+  // Whether the next version is written whole (DedupPlan::whole).
+  bool WritesWhole() const;
   // The version the next plan's unchanged pages may refer to, if any.
   std::optional<int64_t> previous_version() const {
     return previous_ ? std::optional<int64_t>(previous_->version) : std::nullopt;
@@ -197,8 +202,6 @@ class DedupPlanner {
                     DedupPlan* plan) const;
   // Collective: whether every rank skips the top-K step of this version.
   Result<bool> AllSkipCollective(Comm& comm) const;
-  // Whether this version is written whole (saved_little_since_).
-  bool WritesWhole() const;
   // Collective unless the plan did not look for unchanged pages (a full
   // version of an incremental mode): whether every rank saved at most
   // options().min_saving of its pages, which starts the versions written

@@ -57,9 +57,13 @@ Status EngineDedup::Plan(Comm& comm, const std::string& name, const std::vector<
       ChangedPageMask(regions, planned_->committed_regions, view_.page_size(), changed,
                       planner.previous_version());
   std::unique_ptr<PagesFileWriter> writer;
-  const bool nearly_full =
-      !planned_->stored_bytes || *planned_->stored_bytes >= view_.total_bytes() / 10 * 9;
-  if (stream_to != nullptr && nearly_full) {
+  // A full version of an incremental mode stores many more pages than
+  // those between, so each kind is expected to store what its last did.
+  const std::optional<uint64_t>& expected = planner.PlansFull(version)
+                                                ? planned_->stored_bytes_full
+                                                : planned_->stored_bytes_referring;
+  const bool nearly_full = !expected || *expected >= view_.total_bytes() / 10 * 9;
+  if (stream_to != nullptr && nearly_full && !planner.WritesWhole()) {
     writer = std::make_unique<PagesFileWriter>(stream_to, name, version, PartFileName(comm.rank()),
                                                FullPartBytes(regions, comm.rank(), comm.size()));
   }
@@ -148,7 +152,8 @@ void EngineDedup::Committed(int rank) {
   if (!plan_ || planned_ == nullptr) return;
   planned_->planner.Committed(*plan_, view_, rank);
   planned_->committed_regions = regions_;
-  planned_->stored_bytes = plan_->counts.data_bytes;
+  (plan_->full ? planned_->stored_bytes_full : planned_->stored_bytes_referring) =
+      plan_->counts.data_bytes;
 }
 
 void EngineDedup::Forget() {

@@ -76,7 +76,8 @@ class EngineDedup {
   // one name never refer to another's. A failure on one rank is every
   // rank's. With `stream_to`, the part file is written there while the
   // pages are hashed, when the plan takes no collective step
-  // (StoredPageSink) and the name's last version stored nearly every page
+  // (StoredPageSink) and the name's last version of the same kind (full,
+  // or referring to an older one) stored nearly every page
   // (a file is streamed into a slot as long as the longest it could be:
   // cutting a slot and growing it again costs page faults, so a version
   // expected to be much shorter is written at its exact size after it is
@@ -122,8 +123,11 @@ class EngineDedup {
     explicit NameState(const DedupOptions& options) : planner(options) {}
     DedupPlanner planner;
     std::vector<Region> committed_regions;  // of the planner's previous version
-    // Bytes of the pages the last committed version stored.
-    std::optional<uint64_t> stored_bytes;
+    // Bytes of the pages the last committed full version stored, and the
+    // last that referred to an older one (incremental modes): what the
+    // next version of each kind is expected to store.
+    std::optional<uint64_t> stored_bytes_full;
+    std::optional<uint64_t> stored_bytes_referring;
   };
 
   PagesHeader HeaderFor(const std::string& name, int64_t version, int rank, int nranks,

@@ -136,8 +136,31 @@ def test_dedup_page_counts_are_reported(comm: MPI.Comm, config: str) -> None:
         assert info.pages_local_dup == pages - 8
         assert info.pages_hashed == pages
         assert 0 <= info.pages_hashed_in_copy <= info.pages_hashed
+        assert not info.dedup_whole
         state[:] = 255
         c.restart("dd", 1)
+    assert np.array_equal(state, expected)
+
+
+def test_versions_that_save_nothing_are_followed_by_whole_ones(comm: MPI.Comm,
+                                                                config: str) -> None:
+    """Pages nothing deduplicates: the version after a planned one is written
+    whole (dedup_whole, nothing hashed), and restores bit-exact."""
+    with open(config, "a", encoding="utf-8") as f:
+        f.write('[dedup]\nmode = "local"\nprobe_every = 4\n')
+    state = np.arange(1 << 16, dtype=np.float64) + comm.rank * (1 << 16)
+    with cairn.session(comm, config) as c:
+        c.protect(0, state)
+        c.checkpoint("unique", 0)
+        assert not c.last_checkpoint().dedup_whole
+        state += 0.5
+        c.checkpoint("unique", 1)
+        info = c.last_checkpoint()
+        assert info.dedup_whole
+        assert info.pages_hashed == 0 and info.pages_local_dup == 0
+        expected = state.copy()
+        state[:] = 0
+        c.restart("unique", 1)
     assert np.array_equal(state, expected)
     off = cairn.CheckpointInfo(version=0, number=0, skipped=False, forced=False, tier="",
                                rule="", seconds=0.0, bytes=0, reason="")

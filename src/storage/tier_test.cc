@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -444,6 +445,46 @@ TEST(SlotReservationTest, FilesOfUnreservedSizesLiveInTheReservedSlots) {
         ASSERT_TRUE(tier.Retire("heat", v - 1, "r000000.part").ok());
       }
     }
+  }
+  (void)PosixEnv()->DeleteRecursive(root);
+}
+
+TEST(SlotReservationTest, AFileTakesTheParkedSlotNearestItsLength) {
+  // Slots mapped at one size whose files were cut to different lengths:
+  // a short file takes the slot of a short one and a long file the slot
+  // of a long one, so that neither cuts nor grows a file by much (freeing
+  // or faulting in its pages).
+  char pattern[] = "/dev/shm/cairn-slot-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string root = pattern;
+  {
+    Tier tier(PosixEnv(), TierKind::kMemory, root + "/0", TierConfig{});
+    tier.EnableSlots("r000000.", 4);
+    const uint64_t full = 8 << 20;
+    const uint64_t short_file = 1 << 20;
+    tier.ReserveSlots({full}, 2);
+    tier.WaitForSlots();
+    ASSERT_NO_FATAL_FAILURE(WriteVersionFile(tier, 1, "r000000.part", short_file));
+    ASSERT_NO_FATAL_FAILURE(WriteVersionFile(tier, 2, "r000000.part", full));
+    ASSERT_TRUE(tier.Retire("heat", 1, "r000000.part").ok());
+    ASSERT_TRUE(tier.Retire("heat", 2, "r000000.part").ok());
+    auto parked_lengths = [&] {
+      std::multiset<uint64_t> lengths;
+      auto entries = PosixEnv()->ListDir(tier.FreeSlotDir());
+      EXPECT_TRUE(entries.ok()) << entries.status().ToString();
+      for (const auto& e : entries.ok() ? *entries : std::vector<DirEntry>{}) {
+        auto length = PosixEnv()->FileSize(JoinPath(tier.FreeSlotDir(), e.name));
+        EXPECT_TRUE(length.ok()) << length.status().ToString();
+        lengths.insert(length.ok() ? *length : 0);
+      }
+      return lengths;
+    };
+    ASSERT_EQ(parked_lengths(), (std::multiset<uint64_t>{short_file, full}));
+    ASSERT_NO_FATAL_FAILURE(WriteVersionFile(tier, 3, "r000000.part", short_file + 100));
+    EXPECT_EQ(parked_lengths(), (std::multiset<uint64_t>{full}));
+    ASSERT_TRUE(tier.Retire("heat", 3, "r000000.part").ok());
+    ASSERT_NO_FATAL_FAILURE(WriteVersionFile(tier, 4, "r000000.part", full));
+    EXPECT_EQ(parked_lengths(), (std::multiset<uint64_t>{short_file + 100}));
   }
   (void)PosixEnv()->DeleteRecursive(root);
 }

@@ -102,6 +102,27 @@ TEST_F(MpiErrorsTest, AConfigErrorOnTheLastRankIsReportedOnRankZero) {
   EXPECT_EQ(cairn_finalize(), CAIRN_E_NOT_INITIALIZED);
 }
 
+TEST_F(MpiErrorsTest, AKeyTheLastRankSetsOtherwiseFailsInitOnEveryRankNamingIt) {
+  if (Size() < 2) GTEST_SKIP() << "needs several ranks";
+  // A well-formed config that the last rank alone reads with another
+  // retention and dedup schedule (as a per-rank wrapper's variable would
+  // set), and another log level, which may differ.
+  std::string config = config_;
+  if (Rank() == last()) {
+    config = dir_ + ".other.toml";
+    std::ofstream out(config);
+    out << "[general]\ndir = \"" << dir_ << "\"\nlog_level = \"error\"\n"
+        << "[tiers.memory]\npath = \"" << dir_ << "/shm/{node}\"\n"
+        << "[topology]\nranks_per_node = 2\n[retention]\nkeep = 3\n";
+  }
+  const int rc = cairn_init(MPI_COMM_WORLD, config.c_str());
+  const std::string message = cairn_error_message(rc);
+  for (int code : AllCodes(rc)) EXPECT_EQ(code, CAIRN_E_CONFIG);
+  EXPECT_NE(message.find("retention.keep"), std::string::npos) << message;
+  EXPECT_EQ(message.find("log_level"), std::string::npos) << message;
+  EXPECT_EQ(cairn_finalize(), CAIRN_E_NOT_INITIALIZED);
+}
+
 TEST_F(MpiErrorsTest, ACorruptPartOnTheLastRankIsReportedOnRankZero) {
   ASSERT_EQ(cairn_init(MPI_COMM_WORLD, config_.c_str()), CAIRN_SUCCESS);
   ASSERT_EQ(cairn_protect(0, data_.data(), data_.size(), sizeof(uint64_t)), CAIRN_SUCCESS);

@@ -158,7 +158,8 @@ ConfigKey StringKey(std::string section, std::string name, std::string fallback,
           [field, full](Config& c, const ConfigValue& v) -> Status {
             CAIRN_ASSIGN_OR_RETURN(field(c), StringValue(full, v));
             return Status::Ok();
-          }};
+          },
+          [field](const Config& c) { return field(const_cast<Config&>(c)); }};
 }
 
 ConfigKey PathKey(std::string section, std::string name, std::string fallback, std::string doc,
@@ -168,7 +169,8 @@ ConfigKey PathKey(std::string section, std::string name, std::string fallback, s
           [field, full](Config& c, const ConfigValue& v) -> Status {
             CAIRN_ASSIGN_OR_RETURN(field(c), PathValue(full, v));
             return Status::Ok();
-          }};
+          },
+          [field](const Config& c) { return field(const_cast<Config&>(c)); }};
 }
 
 // Field: a callable Config& -> an integer member (int or int64_t).
@@ -182,7 +184,8 @@ ConfigKey IntKey(std::string section, std::string name, std::string fallback, st
             auto& member = field(c);
             member = static_cast<std::remove_reference_t<decltype(member)>>(n);
             return Status::Ok();
-          }};
+          },
+          [field](const Config& c) { return std::to_string(field(const_cast<Config&>(c))); }};
 }
 
 ConfigKey FloatKey(std::string section, std::string name, std::string fallback, std::string doc,
@@ -192,7 +195,8 @@ ConfigKey FloatKey(std::string section, std::string name, std::string fallback, 
           [field, full, lo, hi](Config& c, const ConfigValue& v) -> Status {
             CAIRN_ASSIGN_OR_RETURN(field(c), NumberValue(full, v, lo, hi));
             return Status::Ok();
-          }};
+          },
+          [field](const Config& c) { return fmt::format("{}", field(const_cast<Config&>(c))); }};
 }
 
 ConfigKey BoolKey(std::string section, std::string name, std::string fallback, std::string doc,
@@ -202,6 +206,9 @@ ConfigKey BoolKey(std::string section, std::string name, std::string fallback, s
           [field, full](Config& c, const ConfigValue& v) -> Status {
             CAIRN_ASSIGN_OR_RETURN(field(c), BoolValue(full, v));
             return Status::Ok();
+          },
+          [field](const Config& c) -> std::string {
+            return field(const_cast<Config&>(c)) ? "true" : "false";
           }};
 }
 
@@ -212,7 +219,8 @@ ConfigKey SizeKey(std::string section, std::string name, std::string fallback, s
           [field, full](Config& c, const ConfigValue& v) -> Status {
             CAIRN_ASSIGN_OR_RETURN(field(c), SizeValue(full, v));
             return Status::Ok();
-          }};
+          },
+          [field](const Config& c) { return std::to_string(field(const_cast<Config&>(c))); }};
 }
 
 template <typename E>
@@ -233,6 +241,12 @@ ConfigKey EnumKey(std::string section, std::string name, std::string fallback, s
               }
             }
             return BadValue(full, v, "expected one of " + listed);
+          },
+          [field, choices](const Config& c) -> std::string {
+            for (const auto& [text, value] : choices) {
+              if (value == field(const_cast<Config&>(c))) return text;
+            }
+            return "?";
           }};
 }
 
@@ -273,6 +287,23 @@ Status SetParallelism(Config& c, const ConfigValue& v) {
   c.io.auto_parallelism = false;
   c.io.parallelism = static_cast<int>(*ranks);
   return Status::Ok();
+}
+
+// Keys a node or a rank may set for itself: where its tiers are and what
+// its devices hold and endure, its log, its own address space. Every other
+// key shapes what the ranks do together (the collective steps they take,
+// the versions they keep), so it must be the same on every rank.
+void MarkPerRankKeys(std::vector<ConfigKey>& keys) {
+  static const std::set<std::string> kTierKeys = {
+      "path", "capacity", "direct_io", "endurance_tbw", "endurance_pbw", "warranty_years",
+      "already_written"};
+  static const std::set<std::string> kOtherKeys = {
+      "general.log_level", "general.background_nice", "io.profile", "transparent.arena_address",
+      "transparent.arena_size", "transparent.stack_size", "transparent.tracking"};
+  for (ConfigKey& key : keys) {
+    key.per_rank = (key.section.rfind("tiers.", 0) == 0 && kTierKeys.count(key.name) > 0) ||
+                   kOtherKeys.count(key.FullName()) > 0;
+  }
 }
 
 void AddTierKeys(std::vector<ConfigKey>& keys, TierKind kind, const std::string& path,
@@ -359,7 +390,10 @@ void AddTransparentKeys(std::vector<ConfigKey>& keys) {
                            [](Config& c) -> std::string& { return c.transparent.name; }));
   keys.push_back(ConfigKey{"transparent", "arena_address", "address", "0x200000000000",
                            "fixed virtual address of the preloaded heap (the same in every run)",
-                           SetArenaAddress});
+                           SetArenaAddress,
+                           [](const Config& c) {
+                             return fmt::format("{:#x}", c.transparent.arena_address);
+                           }});
   keys.push_back(SizeKey("transparent", "arena_size", "64GiB",
                          "address space reserved for the preloaded heap (committed as used)",
                          [](Config& c) -> uint64_t& { return c.transparent.arena_size; }));
@@ -457,12 +491,21 @@ std::vector<ConfigKey> BuildKeys() {
       "placement", "interval", "off, auto, or seconds > 0", "off",
       "when cairn_should_checkpoint says yes: off (it is an error to call it), auto (the "
       "failure model's optimal interval from measured checkpoint times), or fixed seconds",
-      SetInterval});
+      SetInterval, [](const Config& c) -> std::string {
+        switch (c.interval.mode) {
+          case IntervalMode::kOff: return "off";
+          case IntervalMode::kAuto: return "auto";
+          case IntervalMode::kFixed: return fmt::format("{}", c.interval.fixed_seconds);
+        }
+        return "?";
+      }});
   keys.push_back(ConfigKey{
       "io", "parallelism", "auto, or an int >= 0", "0",
       "ranks of a node that write or read a tier at once: 0 = all, N, or auto (the optimum "
       "of io.profile)",
-      SetParallelism});
+      SetParallelism, [](const Config& c) {
+        return c.io.auto_parallelism ? std::string("auto") : std::to_string(c.io.parallelism);
+      }});
   keys.push_back(PathKey("io", "profile", "{dir}/cairn-profile.json",
                            "the I/O profile parallelism = auto reads (cairn profile --out)",
                            [](Config& c) -> std::string& { return c.io.profile; }));
@@ -557,6 +600,7 @@ std::vector<ConfigKey> BuildKeys() {
   keys.push_back(IntKey("topology", "ranks_per_node", "0",
                         "0: real nodes; N: consecutive ranks form virtual nodes of N (tests)", 0,
                         1 << 20, [](Config& c) -> int& { return c.ranks_per_node; }));
+  MarkPerRankKeys(keys);
   return keys;
 }
 

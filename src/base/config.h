@@ -263,6 +263,12 @@ struct ConfigKey {
   // Stores the value in the config; kConfig naming the key, the value and
   // what was expected when the value has the wrong type or is out of range.
   std::function<Status(Config&, const ConfigValue&)> set;
+  // The key's value in a config, as text (what `set` would read back).
+  std::function<std::string(const Config&)> show;
+  // The key may differ between the ranks of a job (a node's own paths,
+  // devices and log level); every other key must be the same on all
+  // (Engine::Create checks it).
+  bool per_rank = false;
 
   std::string FullName() const { return section + "." + name; }
   // CAIRN_TIERS_MEMORY_CAPACITY

@@ -26,7 +26,7 @@ void PrintKeys(bool markdown, bool json) {
                  key.fallback, key.doc);
     } else if (json) {
       PrintJsonLine({{"key", key.FullName()}, {"env", key.EnvName()}, {"type", key.type},
-                     {"default", key.fallback}, {"doc", key.doc}});
+                     {"default", key.fallback}, {"doc", key.doc}, {"per_rank", key.per_rank}});
     } else {
       fmt::print("{:<28} {:<36} {}\n", key.FullName(), key.EnvName(), key.fallback);
     }

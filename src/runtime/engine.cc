@@ -14,6 +14,7 @@
 #include "format/layout.h"
 #include "format/page_table.h"
 #include "runtime/catalog.h"
+#include "runtime/config_agreement.h"
 #include "runtime/ecc_sidecar.h"
 #include "storage/job_lock.h"
 
@@ -121,6 +122,8 @@ Engine::~Engine() {
 
 Result<std::unique_ptr<Engine>> Engine::Create(std::unique_ptr<Comm> comm, const Config& config,
                                                Env* env, Clock* clock) {
+  // First, so that every later step is taken by ranks that agree on it.
+  CAIRN_RETURN_IF_ERROR(AgreeOnConfig(*comm, config));
   // A configuration made in code never went through LoadConfig's checks.
   CAIRN_RETURN_IF_ERROR(config.CheckDedupWithEcc());
   std::unique_ptr<Engine> engine(new Engine(std::move(comm), config, env, clock));

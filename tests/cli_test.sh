@@ -196,6 +196,40 @@ check "list of an empty directory says where it looked" \
   grep -qF "no checkpoints found in memory tier $WORK/noshm/{node}" \
   <<< "$("$CAIRN" list --config "$WORK/empty.toml")"
 
+# --- a lost node without redundancy or a pfs copy ---------------------------
+# Every copy left checks clean, yet no version can be restored: rank 1's
+# copies went with its node. verify names each version and the checkpoint
+# name that a restart would start over, and exits 1.
+cat > "$WORK/lost.toml" <<TOML
+[general]
+dir = "$WORK/lostdata"
+log_level = "error"
+[tiers.memory]
+path = "$WORK/lostshm/{node}"
+keep_at_finalize = true
+[tiers.ssd]
+enabled = false
+[tiers.pfs]
+enabled = false
+[topology]
+ranks_per_node = 1
+TOML
+mpirun --allow-run-as-root --oversubscribe -np 2 "$HEAT" --steps 20 --every 10 --rows 64 --cols 64 \
+  --config "$WORK/lost.toml" --out "$WORK/lost-grid.bin" > "$WORK/lost-heat.log" 2>&1 \
+  || { cat "$WORK/lost-heat.log"; echo "FAIL heat run for the lost node"; exit 1; }
+check "verify passes before the node is lost" "$CAIRN" verify --config "$WORK/lost.toml"
+rm -rf "$WORK/lostshm/1"
+out=$("$CAIRN" verify --config "$WORK/lost.toml"); rc=$?
+echo "$out"
+check "verify exits 1 when a lost node leaves no version restorable" test $rc -eq 1
+check "verify names each version that lost rank 1, and the name left with none" \
+  test "$(grep -cE "^NOT-RESTORABLE 'heat' version (10|20) \(run [0-9a-f]{16}, 2 ranks\): no usable copy of rank\(s\) 1 on any tier" <<< "$out")" -eq 2 \
+       -a -n "$(grep -F "NOTHING-RESTORABLE 'heat'" <<< "$out")"
+out=$("$CAIRN" verify --json --config "$WORK/lost.toml")
+check "verify --json counts 2 versions not restorable and names heat" \
+  json_ok 'last["versions_not_restorable"] == 2 and last["names_without_restorable_version"] == ["heat"]
+           and last["damaged"] == 0' <<< "$out"
+
 # --- cairn prune and cairn delete (issue 9 item 8) --------------------------
 # Versions 10..50 kept on every tier (drains are synchronous: an async
 # drain that falls behind is superseded by the next version's), parts over

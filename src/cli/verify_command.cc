@@ -8,8 +8,10 @@
 // Correctable damage still exits 1: the copy is one more fault away from
 // being lost, and the operator should know. Copies without a manifest
 // (a checkpoint interrupted or still being written) are counted, not
-// judged.
+// judged. Then each version is checked to be restorable (verify_restorable.h):
+// a checkpoint name of which none is also exits 1.
 #include <cstdio>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -17,6 +19,7 @@
 #include "cli/output.h"
 #include "cli/store_commands.h"
 #include "cli/verify_redundancy.h"
+#include "cli/verify_restorable.h"
 #include "runtime/ecc_sidecar.h"
 #include "runtime/part_io.h"
 
@@ -52,6 +55,7 @@ class Verifier {
       auto m = CheckCopyForRepair(tier, c.name, c.version, c.rank, -1);
       if (!m.ok()) {
         ++totals_.damaged;
+        unusable_.insert(&c);
         Damaged(c, c.dir, c.problem, nullptr);
         return;
       }
@@ -63,6 +67,8 @@ class Verifier {
   }
 
   const Totals& totals() const { return totals_; }
+  // The complete copies with a file damaged beyond what its sidecar corrects.
+  const std::set<const CopyInfo*>& unusable() const { return unusable_; }
 
  private:
   void File(const CopyInfo& c, const Tier& tier, const FileEntry& f, const FileEntry* parity) {
@@ -75,12 +81,14 @@ class Verifier {
     }
     if (f.kind != FileKind::kPart || parity == nullptr || s.code() != Code::kCorrupt) {
       ++totals_.damaged;
+      unusable_.insert(&c);
       Damaged(c, path, s.ToString(), nullptr);
       return;
     }
     auto scan = ScanPart(tier, c.name, c.version, f, *parity);
     if (!scan.ok()) {
       ++totals_.damaged;
+      unusable_.insert(&c);
       Damaged(c, path, s.ToString() + "; ECC sidecar unusable: " + scan.status().ToString(),
               nullptr);
       return;
@@ -89,6 +97,7 @@ class Verifier {
     totals_.shards_uncorrectable += scan->shards_uncorrectable;
     if (!scan->status.ok()) {
       ++totals_.damaged;
+      unusable_.insert(&c);
       Damaged(c, path, s.ToString() + "; not repairable: " + scan->status.ToString(), &*scan);
       return;
     }
@@ -137,19 +146,24 @@ class Verifier {
 
   bool json_;
   Totals totals_;
+  std::set<const CopyInfo*> unusable_;
 };
 
-void PrintSummary(const Totals& t, bool json) {
+void PrintSummary(const Totals& t, const RestorableTotals& r, bool json) {
   if (json) {
     PrintJsonLine({{"files_checked", t.files}, {"bytes_ok", t.bytes}, {"damaged", t.damaged},
                    {"correctable", t.correctable}, {"incomplete_copies", t.incomplete},
                    {"ecc_shards_corrected", t.shards_corrected},
-                   {"ecc_shards_uncorrectable", t.shards_uncorrectable}});
+                   {"ecc_shards_uncorrectable", t.shards_uncorrectable},
+                   {"versions_not_restorable", r.versions_not_restorable},
+                   {"names_without_restorable_version", r.names_without_version}});
     return;
   }
   std::string line =
-      fmt::format("{} files checked ({} verified), {} damaged, {} correctable, {} incomplete copies",
-                  t.files, HumanBytes(t.bytes), t.damaged, t.correctable, t.incomplete);
+      fmt::format("{} files checked ({} verified), {} damaged, {} correctable, {} incomplete "
+                  "copies, {} version(s) not restorable",
+                  t.files, HumanBytes(t.bytes), t.damaged, t.correctable, t.incomplete,
+                  r.versions_not_restorable);
   if (t.shards_corrected + t.shards_uncorrectable > 0) {
     line += fmt::format("; ECC shards: {} corrected, {} uncorrectable", t.shards_corrected,
                         t.shards_uncorrectable);
@@ -167,8 +181,10 @@ int RunVerify(const std::string& config_path, bool json) {
   Verifier verifier(json);
   for (const auto& c : *copies) verifier.Copy(c);
   const Totals& t = verifier.totals();
-  PrintSummary(t, json);
   const RedundancyTotals red = VerifyRedundancy(*copies, json);
+  const RestorableTotals restorable =
+      CheckRestorable(*copies, verifier.unusable(), red.rebuildable_ranks, json);
+  PrintSummary(t, restorable, json);
   if (red.groups_checked > 0 && !json) {
     fmt::print("redundancy: {} group(s) re-encoded and compared, {} parity wrong, {} lost "
                "part(s) rebuildable, {} not\n",
@@ -183,8 +199,12 @@ int RunVerify(const std::string& config_path, bool json) {
                        kExitNothingFound);
   }
   // A part its group can rebuild is still one more fault away from lost,
-  // as correctable damage is: both exit 1.
-  const int findings = red.parity_wrong + red.rebuildable + red.unrebuildable;
+  // as correctable damage is: both exit 1. So does a name of which no
+  // version can be restored. A version that is not restorable while a
+  // newer or older one is can be a checkpoint the job never committed (it
+  // died writing it), so it is reported without failing the check.
+  const int findings = red.parity_wrong + red.rebuildable + red.unrebuildable +
+                       static_cast<int>(restorable.names_without_version.size());
   return t.damaged + t.correctable + findings == 0 ? kExitOk : kExitDamage;
 }
 

@@ -81,6 +81,10 @@ void CheckGroup(const RunCopies& run, const ParityHeader& h, bool json, Redundan
   const std::string lost = RankList(h, check.payload_lost);
   if (check.can_rebuild) {
     t->rebuildable += static_cast<int>(check.payload_lost.size());
+    for (int j : check.payload_lost) {
+      t->rebuildable_ranks.insert({run.name, run.version, run.run_id,
+                                   static_cast<int>(h.members[static_cast<size_t>(j)].rank)});
+    }
     Report(run, h, "REBUILDABLE", check.payload_lost,
            fmt::format("the parts of ranks {} are missing or damaged; the group's {} parity "
                        "rebuilds them", lost, scheme),

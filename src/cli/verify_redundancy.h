@@ -6,9 +6,11 @@
 #ifndef CAIRN_CLI_VERIFY_REDUNDANCY_H_
 #define CAIRN_CLI_VERIFY_REDUNDANCY_H_
 
+#include <set>
 #include <vector>
 
 #include "cli/inventory.h"
+#include "cli/verify_restorable.h"
 
 namespace cairn {
 
@@ -17,6 +19,7 @@ struct RedundancyTotals {
   int parity_wrong = 0;     // members whose parity differs from the data
   int unrebuildable = 0;    // lost parts no group can rebuild
   int rebuildable = 0;      // lost parts their group can rebuild
+  std::set<RankOfRun> rebuildable_ranks;  // whose parts those are
 };
 
 // Checks every protected run of `copies` (node-local tiers) and prints one

@@ -1,6 +1,8 @@
 #include "cli/verify_restorable.h"
 
+#include <algorithm>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -11,10 +13,12 @@ namespace cairn {
 RestorableTotals CheckRestorable(const std::vector<CopyInfo>& copies,
                                  const std::set<const CopyInfo*>& unusable,
                                  const std::set<RankOfRun>& rebuildable, bool json) {
-  // (name, version, run id) -> the run's size and the ranks held anywhere.
+  // (name, version, run id) -> the run's size, the ranks held anywhere,
+  // and the older versions its pages refer to ([dedup]).
   struct Run {
     int nranks = 0;
     std::set<int> held;
+    std::set<int64_t> references;
   };
   std::map<std::tuple<std::string, int64_t, uint64_t>, Run> runs;
   for (const CopyInfo& c : copies) {
@@ -23,9 +27,13 @@ RestorableTotals CheckRestorable(const std::vector<CopyInfo>& copies,
     Run& run = runs[{c.name, c.version, c.run_id}];
     run.nranks = std::max(run.nranks, c.nranks);
     if (unusable.count(&c) == 0) run.held.insert(c.rank);
+    run.references.insert(c.manifest.references.begin(), c.manifest.references.end());
   }
   RestorableTotals totals;
   std::map<std::string, bool> name_restorable;
+  // (name, version) of the runs found restorable; older versions first (the
+  // map's order), so a version's references are judged before it.
+  std::set<std::pair<std::string, int64_t>> restorable;
   for (const auto& [key, run] : runs) {
     const auto& [name, version, run_id] = key;
     std::vector<int> missing;
@@ -34,16 +42,29 @@ RestorableTotals CheckRestorable(const std::vector<CopyInfo>& copies,
         missing.push_back(r);
       }
     }
-    name_restorable[name] = name_restorable[name] || missing.empty();
-    if (missing.empty()) continue;
+    std::vector<int64_t> unresolved;
+    for (int64_t v : run.references) {
+      if (v < version && restorable.count({name, v}) == 0) unresolved.push_back(v);
+    }
+    const bool ok = missing.empty() && unresolved.empty();
+    name_restorable[name] = name_restorable[name] || ok;
+    if (ok) {
+      restorable.insert({name, version});
+      continue;
+    }
     ++totals.versions_not_restorable;
     if (json) {
       PrintJsonLine({{"name", name}, {"version", version}, {"run_id", run_id},
-                     {"nranks", run.nranks}, {"finding", "NOT-RESTORABLE"}, {"ranks", missing}});
-    } else {
+                     {"nranks", run.nranks}, {"finding", "NOT-RESTORABLE"}, {"ranks", missing},
+                     {"references_not_restorable", unresolved}});
+    } else if (!missing.empty()) {
       fmt::print("NOT-RESTORABLE '{}' version {} (run {}, {} ranks): no usable copy of rank(s) "
                  "{} on any tier, and no redundancy group rebuilds them\n",
                  name, version, RunIdText(run_id), run.nranks, fmt::join(missing, ", "));
+    } else {
+      fmt::print("NOT-RESTORABLE '{}' version {} (run {}, {} ranks): its pages refer to "
+                 "version(s) {}, which cannot be restored\n",
+                 name, version, RunIdText(run_id), run.nranks, fmt::join(unresolved, ", "));
     }
   }
   for (const auto& [name, restorable] : name_restorable) {

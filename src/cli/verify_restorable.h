@@ -1,7 +1,8 @@
 // cairn verify's restorability check: a version is restorable when every
 // rank of the run that wrote it has a usable copy on some tier (one that
 // checked clean, or that its ECC sidecar corrects), or a part its
-// redundancy group rebuilds. Copies can all check clean while a version is
+// redundancy group rebuilds, and every older version its pages refer to
+// ([dedup] incremental modes) is restorable too. Copies can all check clean while a version is
 // not restorable: a node lost with its memory and ssd tiers takes its
 // ranks' copies away without leaving a damaged file behind.
 // Thread-safety: not thread-safe.

@@ -8,8 +8,7 @@
 // a version after one that saved at most dedup.min_saving is written whole,
 // and one after a step that found no page two ranks hold skips the step)
 // and 1 (every version planned, collective ones with the step, as the
-// paper);
-// `collective_step` says whether the measured version took it,
+// paper); `collective_step` says whether the measured version took it,
 // `written_whole` whether it was written whole.
 //   mpirun -np 4 build/bench/dedup --mib 64 --json
 // Patterns: unique (every page different), identical (every rank the same
@@ -219,8 +218,8 @@ cairn::Status RunOnce(const Options& o, const Case& c, std::vector<uint8_t>& buf
 
 // The best of o.reps repetitions (least checkpoint time; its own figures),
 // but the hashing seconds, Cairn's and the raw loop's, and the cycle's
-// mean are each the median over the repetitions: one pair of 5 ms loops on shared cores varies by
-// more than the 10 % the target allows.
+// mean are each the median over the repetitions: one pair of 5 ms loops
+// on shared cores varies by more than the 10 % the target allows.
 cairn::Status RunCase(const Options& o, const Case& c, std::vector<uint8_t>& buf, Figures* best) {
   static int run = 0;
   std::vector<double> hash, raw_hash, cycle;

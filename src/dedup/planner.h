@@ -203,9 +203,9 @@ class DedupPlanner {
   // Collective: whether every rank skips the top-K step of this version.
   Result<bool> AllSkipCollective(Comm& comm) const;
   // Collective unless the plan did not look for unchanged pages (a full
-  // version of an incremental mode): whether every rank saved at most
-  // options().min_saving of its pages, which starts the versions written
-  // whole.
+  // version of an incremental mode) or probe_every is 1: whether every
+  // rank saved at most options().min_saving of its pages, which starts the
+  // versions written whole.
   Status JudgeSaving(Comm& comm, const DedupPlan& plan, size_t pages);
   struct CollectiveOutcome {
     bool shared = false;  // a page is held by two ranks or more
@@ -226,8 +226,8 @@ class DedupPlanner {
   DigestIndex local_hashes_;
   std::vector<PageDigest> local_digests_;  // the collective step's input
   TopKBuffers top_k_;
-  // Versions planned since a collective step found no page two ranks
-  // hold; empty when the last one found some, or none ran.
+  // Versions (planned or whole) since a collective step found no page two
+  // ranks hold; empty when the last one found some, or none ran.
   std::optional<int> unshared_since_;
   // Versions since a planned one saved too little on every rank (all
   // written whole but the last); empty when it saved enough, or none told.

@@ -116,10 +116,14 @@ CAIRN_EXPORT int cairn_init_single(const char *config_path);
 
 /* Registers count * elem_size bytes at ptr as region id (id >= 0). The memory
  * stays owned by the caller and must stay valid until unprotect/finalize.
- * Protecting an id again replaces its previous registration. */
+ * Protecting an id again replaces its previous registration;
+ * CAIRN_E_INVALID_ARGUMENT for the id of a live cairn_malloc_protected block
+ * (CAIRN_PROTECTED_ID_BASE and up), whose registration only
+ * cairn_free_protected ends. */
 CAIRN_EXPORT int cairn_protect(int id, void *ptr, size_t count, size_t elem_size);
 
-/* Forgets region id. CAIRN_E_NOT_FOUND if id was not protected. */
+/* Forgets region id. CAIRN_E_NOT_FOUND if id was not protected;
+ * CAIRN_E_INVALID_ARGUMENT for a live cairn_malloc_protected block's id. */
 CAIRN_EXPORT int cairn_unprotect(int id);
 
 /* Collective. Saves every protected region and every file routed since the

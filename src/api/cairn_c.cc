@@ -113,6 +113,16 @@ Status NullArgument(const char* call, const char* what) {
   return Error(Code::kInvalidArgument, "{}: {} is NULL", call, what);
 }
 
+// Region `id` is a live block of cairn_malloc_protected: replacing or
+// forgetting its registration would leave the block out of every later
+// checkpoint without a word.
+Status ProtectedBlockRefused(const char* call, int id) {
+  return Error(Code::kInvalidArgument,
+               "{}: region {} is a block of cairn_malloc_protected (ids from "
+               "CAIRN_PROTECTED_ID_BASE); use another id, or cairn_free_protected",
+               call, id);
+}
+
 int Finish(const char* call, const Status& s) {
   return s.ok() ? static_cast<int>(CAIRN_SUCCESS) : Report(s.Annotate(call));
 }
@@ -265,6 +275,7 @@ using cairn::Error;
 using cairn::Finish;
 using cairn::Instance;
 using cairn::NullArgument;
+using cairn::ProtectedBlockRefused;
 using cairn::Report;
 using cairn::WithEngine;
 
@@ -290,12 +301,18 @@ int cairn_init_single(const char* config_path) {
 
 int cairn_protect(int id, void* ptr, size_t count, size_t elem_size) {
   return WithEngine("cairn_protect", [&](Engine& e, Instance&) {
+    if (cairn::api::IsProtectedBlock(id)) {
+      return Report(ProtectedBlockRefused("cairn_protect", id));
+    }
     return Finish("cairn_protect", e.Protect(id, ptr, count, elem_size));
   });
 }
 
 int cairn_unprotect(int id) {
   return WithEngine("cairn_unprotect", [&](Engine& e, Instance&) {
+    if (cairn::api::IsProtectedBlock(id)) {
+      return Report(ProtectedBlockRefused("cairn_unprotect", id));
+    }
     return Finish("cairn_unprotect", e.Unprotect(id));
   });
 }

@@ -103,6 +103,15 @@ TrackingNote LastTrackingNote() {
   return st.last_note;
 }
 
+bool IsProtectedBlock(int id) {
+  TransparentState& st = State();
+  MutexLock lock(&st.mu);
+  for (const auto& [address, block] : st.blocks) {
+    if (block.id == id) return true;
+  }
+  return false;
+}
+
 }  // namespace cairn::api
 
 using cairn::Engine;

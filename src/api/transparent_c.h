@@ -36,6 +36,10 @@ struct TrackingNote {
 };
 TrackingNote LastTrackingNote();
 
+// Whether region `id` is a live block of cairn_malloc_protected, which only
+// cairn_free_protected may unprotect or replace.
+bool IsProtectedBlock(int id);
+
 // Runs fn(engine) as an entry point: guarded, under the instance lock,
 // CAIRN_E_NOT_INITIALIZED before cairn_init; fn's error becomes this
 // thread's last error, prefixed with call (defined in cairn_c.cc).

@@ -45,6 +45,15 @@ static int write_phase(const char *self, const char *dir) {
   int stray = 0;
   CHECK(cairn_free_protected(&stray) == CAIRN_E_NOT_FOUND);
   CHECK(strstr(cairn_error_message(CAIRN_LAST_ERROR), "not a block") != NULL);
+  /* A live block's region is not the caller's to replace or forget: it
+   * stays in the checkpoint (the reader checks its bytes). An id of the
+   * range that no block holds is the caller's. */
+  CHECK(cairn_protect(CAIRN_PROTECTED_ID_BASE, &stray, 1, sizeof stray) ==
+        CAIRN_E_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_error_message(CAIRN_LAST_ERROR), "cairn_malloc_protected") != NULL);
+  CHECK(cairn_unprotect(CAIRN_PROTECTED_ID_BASE + 1) == CAIRN_E_INVALID_ARGUMENT);
+  CHECK(cairn_protect(CAIRN_PROTECTED_ID_BASE + 100, &stray, 1, sizeof stray) == CAIRN_SUCCESS);
+  CHECK(cairn_unprotect(CAIRN_PROTECTED_ID_BASE + 100) == CAIRN_SUCCESS);
 
   /* No request yet: a safe point does nothing. */
   CHECK(cairn_checkpoint_point() == 0);

@@ -229,6 +229,13 @@ out=$("$CAIRN" verify --json --config "$WORK/lost.toml")
 check "verify --json counts 2 versions not restorable and names heat" \
   json_ok 'last["versions_not_restorable"] == 2 and last["names_without_restorable_version"] == ["heat"]
            and last["damaged"] == 0' <<< "$out"
+# The job itself starts over, and says why instead of nothing.
+CAIRN_GENERAL_LOG_LEVEL=warn mpirun --allow-run-as-root --oversubscribe -np 2 "$HEAT" --steps 20 \
+  --every 10 --rows 64 --cols 64 --config "$WORK/lost.toml" --out "$WORK/lost-grid2.bin" \
+  > "$WORK/lost-heat2.log" 2>&1
+check "a job restarted after losing the node starts over and warns once why" \
+  test "$(grep -c "1 of 2 ranks hold versions of it, but no version has a copy on every rank" "$WORK/lost-heat2.log")" -eq 1 \
+       -a -z "$(grep "resumed from" "$WORK/lost-heat2.log")"
 
 # --- cairn prune and cairn delete (issue 9 item 8) --------------------------
 # Versions 10..50 kept on every tier (drains are synchronous: an async

@@ -319,6 +319,9 @@ class Engine {
   // sizes if some rank passed over copies that a job of another size wrote,
   // else ok.
   Status OtherJobSizeError(RestartCopies& copies);
+  // Collective, where no version can be restored: warns (rank 0) when some
+  // ranks hold versions of the name nonetheless.
+  Status WarnOfVersionsNotOnEveryRank(RestartCopies& copies, int64_t max_version);
   // A copy of one version that this rank has checked whole (phase one of a
   // restore), ready to be copied into the protected regions (phase two).
   struct StagedCopy {

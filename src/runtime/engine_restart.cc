@@ -239,7 +239,27 @@ Result<int64_t> Engine::RestartTest(const std::string& name, int64_t max_version
     return Error(last_rebuild_error_.code(), "no recoverable version of checkpoint '{}': {}", name,
                  last_rebuild_error_.message());
   }
+  if (agreed.version == kNone) {
+    CAIRN_RETURN_IF_ERROR(WarnOfVersionsNotOnEveryRank(copies, max_version));
+  }
   return agreed.version;
+}
+
+Status Engine::WarnOfVersionsNotOnEveryRank(RestartCopies& copies, int64_t max_version) {
+  const bool holds = !LocalRecoverable(copies, max_version).empty();
+  CAIRN_ASSIGN_OR_RETURN(std::vector<int64_t> all, comm_->Allgather(holds ? 1 : 0));
+  const auto holding = std::count(all.begin(), all.end(), 1);
+  // A job that never checkpointed this name starts over without a word; one
+  // whose versions some ranks lost (a node gone with its tiers, and no
+  // redundancy or lower-tier copy) should be told why it does.
+  if (holding > 0 && comm_->rank() == 0) {
+    Log(LogLevel::kWarn,
+        "checkpoint '{}': {} of {} ranks hold versions of it, but no version has a copy on every "
+        "rank (a node lost without redundancy or a copy on a shared tier?); none can be restored, "
+        "and the job starts over",
+        copies.name(), holding, comm_->size());
+  }
+  return Status::Ok();
 }
 
 Status Engine::CheckRestoreShape(RestartCopies& copies, const AgreedVersion& agreed) {

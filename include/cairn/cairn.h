@@ -250,7 +250,10 @@ CAIRN_EXPORT int cairn_last_wait(cairn_wait_info *info);
  * there is none. A negative error code (< -1) is never returned here: errors
  * are reported as "none"; then cairn_last_error() is the error's code and
  * cairn_error_message(CAIRN_LAST_ERROR) its cause, while a plain "none"
- * leaves cairn_last_error() == CAIRN_SUCCESS. */
+ * leaves cairn_last_error() == CAIRN_SUCCESS. A "none" while some ranks hold
+ * versions of the name (a node lost without redundancy or a copy on a shared
+ * tier) is logged by rank 0 as a warning naming how many ranks hold them;
+ * `cairn verify` reports such versions too. */
 CAIRN_EXPORT int cairn_restart_test(const char *name, int max_version);
 
 /* Collective. Restores every protected region (and routed file) from version

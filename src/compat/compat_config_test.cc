@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "cairn/cairn.h"
 #include "compat/common/cairn_settings.h"
+#include "compat/common/outcome.h"
 #include "compat/common/ini_file.h"
 #include "compat/common/layout_journal.h"
 #include "compat/scr/scr_index.h"
@@ -57,6 +59,20 @@ bool Warned(const CairnSettings& s, const std::string& fragment) {
     if (w.find(fragment) != std::string::npos) return true;
   }
   return false;
+}
+
+TEST(CairnError, NamesTheCairnFunctionOnce) {
+  // Before cairn_init every call fails, its message naming the function.
+  const int rc = cairn_checkpoint("x", 1);
+  ASSERT_EQ(rc, CAIRN_E_NOT_INITIALIZED);
+  const std::string plain = CairnError(rc, "cairn_checkpoint").message();
+  EXPECT_EQ(plain.find("cairn_checkpoint: Cairn is not initialized"), 0u) << plain;
+  EXPECT_EQ(plain.find("cairn_checkpoint", 1), std::string::npos) << plain;
+  const int again = cairn_checkpoint("x", 1);
+  const std::string context = CairnError(again, "cairn_checkpoint of dataset 1").message();
+  EXPECT_EQ(context.find("cairn_checkpoint of dataset 1: Cairn is not initialized"), 0u)
+      << context;
+  EXPECT_TRUE(CairnError(0, "cairn_checkpoint").ok());
 }
 
 TEST(IniFile, SectionsCommentsAndScrSubParameters) {

@@ -17,7 +17,12 @@ namespace cairn_compat {
 
 Status CairnError(int code, const std::string& call) {
   if (code >= 0) return Status();
-  return Status::Error(call + ": " + cairn_error_message(code));
+  // The C API's message starts with its function's name ("cairn_restart:
+  // ..."); `call` says it, with what the layer asked for, in its place.
+  std::string message = cairn_error_message(code);
+  const std::string function = call.substr(0, call.find(' ')) + ": ";
+  if (message.rfind(function, 0) == 0) message.erase(0, function.size());
+  return Status::Error(call + ": " + message);
 }
 
 void ReportError(const std::string& peer, const std::string& message) {

@@ -42,7 +42,9 @@ class [[nodiscard]] Result {
   std::variant<T, Status> value_;
 };
 
-// The Status of the Cairn call that just returned `code` (< 0: its message).
+// The Status of the Cairn call that just returned `code` (< 0: its message),
+// described by `call` (the C function's name first, then any context:
+// "cairn_restart of checkpoint 4"), which names the function once.
 Status CairnError(int code, const std::string& call);
 
 }  // namespace cairn_compat

@@ -99,6 +99,15 @@ void Touch(std::vector<uint8_t>& buf, int rank, int64_t generation) {
   }
 }
 
+// Version `generation` of the pattern's pages, from the previous one.
+void MakeVersion(std::vector<uint8_t>& buf, Pattern pattern, int rank, int64_t generation) {
+  if (pattern == Pattern::kQuiescent) {
+    Touch(buf, rank, generation);
+  } else {
+    Fill(buf, pattern, rank, generation);
+  }
+}
+
 double RawHashSeconds(const std::vector<uint8_t>& buf) {
   auto start = std::chrono::steady_clock::now();
   uint64_t sink = 0;
@@ -175,30 +184,18 @@ cairn::Status RunOnce(const Options& o, const Case& c, std::vector<uint8_t>& buf
   // pay). Each version's pages differ from the previous one's, but in
   // quiescent, where 10 % of them change from one version to the next.
   for (int64_t v = 0; v <= kWarmVersions; ++v) {
-    if (v > 0 && pattern == Pattern::kQuiescent) {
-      Touch(buf, rank, v);
-    } else if (v > 0) {
-      Fill(buf, pattern, rank, v);
-    }
+    if (v > 0) MakeVersion(buf, pattern, rank, v);
     CAIRN_RETURN_IF_ERROR(engine->Checkpoint("bench", v));
   }
   const cairn::CheckpointReport r = engine->last_checkpoint();
   double cycle = 0;
   for (int64_t v = kWarmVersions + 1; v <= kWarmVersions + kCycleVersions; ++v) {
-    if (pattern == Pattern::kQuiescent) {
-      Touch(buf, rank, v);
-    } else {
-      Fill(buf, pattern, rank, v);
-    }
+    MakeVersion(buf, pattern, rank, v);
     CAIRN_RETURN_IF_ERROR(engine->Checkpoint("bench", v));
     cycle += engine->last_checkpoint().seconds / kCycleVersions;
   }
   // The measured version's pages, for the raw hashing below.
-  if (pattern == Pattern::kQuiescent) {
-    Touch(buf, rank, kWarmVersions);
-  } else {
-    Fill(buf, pattern, rank, kWarmVersions);
-  }
+  MakeVersion(buf, pattern, rank, kWarmVersions);
   // Every rank hashes at once, as inside the checkpoint (ranks may share
   // cores: -np 4 on 2 cores).
   MPI_Barrier(MPI_COMM_WORLD);

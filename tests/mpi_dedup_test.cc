@@ -58,6 +58,26 @@ class MpiDedupTest : public ::testing::TestWithParam<const char*> {
 
   void Init() { ASSERT_EQ(cairn_init(MPI_COMM_WORLD, config_.c_str()), CAIRN_SUCCESS); }
 
+  // Ends the instance, removes the last virtual node's memory tier, and
+  // checks that a new one restores `version` of `name` into `state` as
+  // `expected`: its ranks read their pfs copies, and still serve the pages
+  // other ranks refer to.
+  void ExpectRestoredAfterLosingTheLastNode(const char* name, int version,
+                                            const std::vector<uint8_t>& expected,
+                                            std::vector<uint8_t>& state) {
+    ASSERT_EQ(cairn_checkpoint_wait(), CAIRN_SUCCESS);
+    ASSERT_EQ(cairn_finalize(), CAIRN_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) fs::remove_all(dir_ + "/shm/" + std::to_string((Size() - 1) / 2));
+    MPI_Barrier(MPI_COMM_WORLD);
+    Init();
+    std::fill(state.begin(), state.end(), 0);
+    ASSERT_EQ(cairn_protect(0, state.data(), state.size(), 1), CAIRN_SUCCESS);
+    ASSERT_EQ(cairn_restart(name, version), version) << cairn_error_message(CAIRN_LAST_ERROR);
+    EXPECT_TRUE(state == expected) << "rank " << Rank() << " restored other bytes";
+    ASSERT_EQ(cairn_finalize(), CAIRN_SUCCESS);
+  }
+
   std::string dir_;
   std::string config_;
 };
@@ -84,19 +104,7 @@ TEST_P(MpiDedupTest, RestoresBitExactAfterLosingANode) {
       EXPECT_GT(info.pages_remote_ref, 0u);
     }
   }
-  ASSERT_EQ(cairn_checkpoint_wait(), CAIRN_SUCCESS);
-  ASSERT_EQ(cairn_finalize(), CAIRN_SUCCESS);
-  // The last virtual node loses its memory tier; its ranks restore from
-  // the pfs and still serve the pages other ranks refer to.
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (Rank() == 0) fs::remove_all(dir_ + "/shm/" + std::to_string((Size() - 1) / 2));
-  MPI_Barrier(MPI_COMM_WORLD);
-  Init();
-  std::fill(state.begin(), state.end(), 0);
-  ASSERT_EQ(cairn_protect(0, state.data(), state.size(), 1), CAIRN_SUCCESS);
-  ASSERT_EQ(cairn_restart("dd", 3), 3) << cairn_error_message(CAIRN_LAST_ERROR);  // the version
-  EXPECT_TRUE(state == State(Rank(), 3)) << "rank " << Rank() << " restored other bytes";
-  ASSERT_EQ(cairn_finalize(), CAIRN_SUCCESS);
+  ExpectRestoredAfterLosingTheLastNode("dd", 3, State(Rank(), 3), state);
 }
 
 // Pages nothing deduplicates: each rank's own, all new in every version.
@@ -151,17 +159,7 @@ TEST_P(MpiDedupTest, VersionsWrittenWholeWhereNothingIsSaved) {
     }
   }
   EXPECT_EQ(whole, expected) << "rank " << Rank();
-  ASSERT_EQ(cairn_checkpoint_wait(), CAIRN_SUCCESS);
-  ASSERT_EQ(cairn_finalize(), CAIRN_SUCCESS);
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (Rank() == 0) fs::remove_all(dir_ + "/shm/" + std::to_string((Size() - 1) / 2));
-  MPI_Barrier(MPI_COMM_WORLD);
-  Init();
-  std::fill(state.begin(), state.end(), 0);
-  ASSERT_EQ(cairn_protect(0, state.data(), state.size(), 1), CAIRN_SUCCESS);
-  ASSERT_EQ(cairn_restart("whole", 6), 6) << cairn_error_message(CAIRN_LAST_ERROR);
-  EXPECT_TRUE(state == UniqueState(Rank(), 6)) << "rank " << Rank() << " restored other bytes";
-  ASSERT_EQ(cairn_finalize(), CAIRN_SUCCESS);
+  ExpectRestoredAfterLosingTheLastNode("whole", 6, UniqueState(Rank(), 6), state);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, MpiDedupTest,

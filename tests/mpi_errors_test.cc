@@ -43,6 +43,15 @@ class MpiErrorsTest : public ::testing::Test {
   }
 
   int last() const { return Size() - 1; }
+
+  // The config file this rank reads: the shared one, but on the last rank
+  // `file` (under dir_), written with `text`.
+  std::string ConfigOnTheLastRank(const std::string& file, const std::string& text) const {
+    if (Rank() != last()) return config_;
+    const std::string path = dir_ + file;
+    std::ofstream(path) << text;
+    return path;
+  }
   std::string RankTag(int rank) const { return "rank " + std::to_string(rank) + ":"; }
 
   // Every rank's status of a call, gathered on every rank.
@@ -86,12 +95,8 @@ class MpiErrorsTest : public ::testing::Test {
 TEST_F(MpiErrorsTest, AConfigErrorOnTheLastRankIsReportedOnRankZero) {
   if (Size() < 2) GTEST_SKIP() << "needs several ranks";
   // The last rank alone reads a config file with a value of the wrong type.
-  std::string config = config_;
-  if (Rank() == last()) {
-    config = dir_ + ".bad.toml";
-    std::ofstream out(config);
-    out << "[general]\ndir = \"" << dir_ << "\"\n[retention]\nkeep = \"two\"\n";
-  }
+  const std::string config = ConfigOnTheLastRank(
+      ".bad.toml", "[general]\ndir = \"" + dir_ + "\"\n[retention]\nkeep = \"two\"\n");
   const int rc = cairn_init(MPI_COMM_WORLD, config.c_str());
   const std::string message = cairn_error_message(rc);
   for (int code : AllCodes(rc)) EXPECT_EQ(code, CAIRN_E_CONFIG);
@@ -105,16 +110,12 @@ TEST_F(MpiErrorsTest, AConfigErrorOnTheLastRankIsReportedOnRankZero) {
 TEST_F(MpiErrorsTest, AKeyTheLastRankSetsOtherwiseFailsInitOnEveryRankNamingIt) {
   if (Size() < 2) GTEST_SKIP() << "needs several ranks";
   // A well-formed config that the last rank alone reads with another
-  // retention and dedup schedule (as a per-rank wrapper's variable would
-  // set), and another log level, which may differ.
-  std::string config = config_;
-  if (Rank() == last()) {
-    config = dir_ + ".other.toml";
-    std::ofstream out(config);
-    out << "[general]\ndir = \"" << dir_ << "\"\nlog_level = \"error\"\n"
-        << "[tiers.memory]\npath = \"" << dir_ << "/shm/{node}\"\n"
-        << "[topology]\nranks_per_node = 2\n[retention]\nkeep = 3\n";
-  }
+  // retention.keep (as a per-rank wrapper's variable would set), and
+  // another log level, which may differ.
+  const std::string config = ConfigOnTheLastRank(
+      ".other.toml", "[general]\ndir = \"" + dir_ + "\"\nlog_level = \"error\"\n" +
+                         "[tiers.memory]\npath = \"" + dir_ + "/shm/{node}\"\n" +
+                         "[topology]\nranks_per_node = 2\n[retention]\nkeep = 3\n");
   const int rc = cairn_init(MPI_COMM_WORLD, config.c_str());
   const std::string message = cairn_error_message(rc);
   for (int code : AllCodes(rc)) EXPECT_EQ(code, CAIRN_E_CONFIG);

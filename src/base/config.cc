@@ -604,13 +604,6 @@ std::vector<ConfigKey> BuildKeys() {
   return keys;
 }
 
-const ConfigKey* FindKey(const std::string& section, const std::string& name) {
-  for (const auto& key : ConfigKeys()) {
-    if (key.section == section && key.name == name) return &key;
-  }
-  return nullptr;
-}
-
 // Whether path is a section of keys ("tiers.memory") or holds sections
 // ("tiers").
 bool IsSection(const std::string& path) {
@@ -973,6 +966,13 @@ std::string ConfigKey::EnvName() const {
 const std::vector<ConfigKey>& ConfigKeys() {
   static const std::vector<ConfigKey> keys = BuildKeys();
   return keys;
+}
+
+const ConfigKey* FindKey(const std::string& section, const std::string& name) {
+  for (const auto& key : ConfigKeys()) {
+    if (key.section == section && key.name == name) return &key;
+  }
+  return nullptr;
 }
 
 EnvLookup ProcessEnvLookup() {

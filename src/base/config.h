@@ -276,6 +276,8 @@ struct ConfigKey {
 };
 
 const std::vector<ConfigKey>& ConfigKeys();
+// The key `section`.`name`; null if there is none.
+const ConfigKey* FindKey(const std::string& section, const std::string& name);
 
 // Reads the environment through this function (tests pass their own).
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;

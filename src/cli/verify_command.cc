@@ -54,8 +54,6 @@ class Verifier {
       // would: then judge its files one by one.
       auto m = CheckCopyForRepair(tier, c.name, c.version, c.rank, -1);
       if (!m.ok()) {
-        ++totals_.damaged;
-        unusable_.insert(&c);
         Damaged(c, c.dir, c.problem, nullptr);
         return;
       }
@@ -80,15 +78,11 @@ class Verifier {
       return;
     }
     if (f.kind != FileKind::kPart || parity == nullptr || s.code() != Code::kCorrupt) {
-      ++totals_.damaged;
-      unusable_.insert(&c);
       Damaged(c, path, s.ToString(), nullptr);
       return;
     }
     auto scan = ScanPart(tier, c.name, c.version, f, *parity);
     if (!scan.ok()) {
-      ++totals_.damaged;
-      unusable_.insert(&c);
       Damaged(c, path, s.ToString() + "; ECC sidecar unusable: " + scan.status().ToString(),
               nullptr);
       return;
@@ -96,8 +90,6 @@ class Verifier {
     totals_.shards_corrected += scan->shards_corrected;
     totals_.shards_uncorrectable += scan->shards_uncorrectable;
     if (!scan->status.ok()) {
-      ++totals_.damaged;
-      unusable_.insert(&c);
       Damaged(c, path, s.ToString() + "; not repairable: " + scan->status.ToString(), &*scan);
       return;
     }
@@ -114,9 +106,12 @@ class Verifier {
     }
   }
 
-  // scan: what the ECC sidecar made of it, or null if it had no say.
+  // Counts `c` damaged beyond repair and reports it; scan: what the ECC
+  // sidecar made of it, or null if it had no say.
   void Damaged(const CopyInfo& c, const std::string& file, const std::string& problem,
                const EccScan* scan) {
+    ++totals_.damaged;
+    unusable_.insert(&c);
     if (json_) {
       JsonObject o = Describe(c, file, problem, scan);
       if (scan != nullptr) o["correctable"] = false;

@@ -23,16 +23,6 @@ std::vector<Status> AgreeOn(const std::vector<Config>& configs) {
   return outcomes;
 }
 
-const ConfigKey* KeyNamed(const std::string& full_name) {
-  for (const ConfigKey& key : ConfigKeys()) {
-    if (key.FullName() == full_name) return &key;
-  }
-  ADD_FAILURE() << "no key " << full_name;
-  static const ConfigKey kNone{"", "", "", "", "", nullptr,
-                               [](const Config&) { return std::string(); }};
-  return &kNone;
-}
-
 TEST(ConfigAgreementTest, EveryKeyShowsItsValue) {
   Config config;
   config.dedup.min_saving = 0.25;
@@ -42,11 +32,15 @@ TEST(ConfigAgreementTest, EveryKeyShowsItsValue) {
     ASSERT_TRUE(key.show) << key.FullName();
     (void)key.show(config);
   }
-  EXPECT_EQ(KeyNamed("dedup.min_saving")->show(config), "0.25");
-  EXPECT_EQ(KeyNamed("dedup.mode")->show(config), "off");
-  EXPECT_EQ(KeyNamed("placement.interval")->show(config), "90");
-  EXPECT_EQ(KeyNamed("io.parallelism")->show(config), "0");
-  EXPECT_EQ(KeyNamed("transparent.arena_address")->show(config), "0x200000000000");
+  for (const char* name : {"min_saving", "mode"}) ASSERT_NE(FindKey("dedup", name), nullptr);
+  ASSERT_NE(FindKey("placement", "interval"), nullptr);
+  ASSERT_NE(FindKey("io", "parallelism"), nullptr);
+  ASSERT_NE(FindKey("transparent", "arena_address"), nullptr);
+  EXPECT_EQ(FindKey("dedup", "min_saving")->show(config), "0.25");
+  EXPECT_EQ(FindKey("dedup", "mode")->show(config), "off");
+  EXPECT_EQ(FindKey("placement", "interval")->show(config), "90");
+  EXPECT_EQ(FindKey("io", "parallelism")->show(config), "0");
+  EXPECT_EQ(FindKey("transparent", "arena_address")->show(config), "0x200000000000");
 }
 
 TEST(ConfigAgreementTest, AKeyOneRankSetsOtherwiseFailsEveryRankNamingIt) {
